@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what `make check` needs, and only what is missing: a fresh Debian 12
+# machine reaches Debian's package registry and nothing else. Needs root to
+# install; without it, says what is missing and fails.
+set -euo pipefail
+
+missing=()
+
+need() {	# need COMMAND PACKAGE
+	command -v "$1" >/dev/null 2>&1 || missing+=("$2")
+}
+
+install() {
+	[ $# -gt 0 ] || return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: missing $*; install them as root" >&2
+		exit 1
+	fi
+	echo "deps: installing $*"
+	export DEBIAN_FRONTEND=noninteractive
+	if [ -z "${TIMEQ_APT_UPDATED:-}" ]; then
+		apt-get update -qq
+		export TIMEQ_APT_UPDATED=1
+	fi
+	apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+need gcc gcc
+need make make
+need clang clang
+need valgrind valgrind
+need perl perl
+install "${missing[@]}"
+
+# libFuzzer and clang's sanitizer runtimes come in a versioned package.
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' >"$probe/f.c"
+if ! clang -fsanitize=fuzzer,address,undefined -o "$probe/f" "$probe/f.c" 2>/dev/null; then
+	major=$(clang -dumpversion | cut -d. -f1)
+	install "libclang-rt-$major-dev"
+fi

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Counted allocations with injectable failure, for compat.h. */
+#include <stdlib.h>
+
+#include "compat.h"
+
+long compat_allocations;
+long compat_fail_countdown;
+
+static void *compat_alloc(size_t size)
+{
+	void *ptr;
+
+	if (compat_fail_countdown > 0 && --compat_fail_countdown == 0)
+		return NULL;
+	ptr = calloc(1, size);
+	if (ptr)
+		compat_allocations++;
+	return ptr;
+}
+
+void *kzalloc(size_t size, gfp_t gfp)
+{
+	(void)gfp;
+	return compat_alloc(size);
+}
+
+void *kvzalloc(size_t size, gfp_t gfp)
+{
+	(void)gfp;
+	return compat_alloc(size);
+}
+
+void kfree(const void *ptr)
+{
+	if (ptr)
+		compat_allocations--;
+	free((void *)ptr);
+}
+
+void kvfree(const void *ptr)
+{
+	kfree(ptr);
+}

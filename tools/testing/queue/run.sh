@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run one suite of the userspace data-structure tests; each prints TAP.
+#
+#   run.sh san        the full differential run and directed tests, ASan+UBSan
+#   run.sh valgrind   a shorter run of the same under valgrind memcheck, with
+#                     the production node layout (no TIMEQ_DEBUG_FIFO)
+#   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here/../../../build/queue}
+
+case "${1:-}" in
+san)
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	exec "$out/test_queue_san"
+	;;
+valgrind)
+	exec valgrind --quiet --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=all "$out/test_queue" --seeds 6 --ops 5000
+	;;
+fuzz)
+	seconds=${2:-60}
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	# New inputs go to a scratch directory; the committed corpus is only read.
+	if "$out/fuzz_queue" -max_total_time="$seconds" -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/fuzz-" \
+		"$work" "$here/corpus" >"$work.log" 2>&1; then
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
+		echo "ok 1 - fuzz: ${runs:-?} inputs in ${seconds} s, every one agreed with the model"
+	else
+		grep -v '^#\|^INFO\|^\s*$' "$work.log" | tail -n 30 | sed 's/^/# /'
+		echo "not ok 1 - fuzz: an input disagreed with the model (the input is in $out/fuzz-crash-*)"
+	fi
+	rm -f "$work.log"
+	echo "1..1"
+	;;
+*)
+	echo "usage: $0 san|valgrind|fuzz [seconds]" >&2
+	exit 2
+	;;
+esac
