@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
+#include "repro.h"
 
 static const struct shape fuzz_shapes[] = {
 	{ "1x1", 1, 1, 1, 8 },

@@ -25,6 +25,12 @@ void *kzalloc(size_t size, gfp_t gfp)
 	return compat_alloc(size);
 }
 
+void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	(void)gfp;
+	return n && size > (size_t)-1 / n ? NULL : compat_alloc(n * size);
+}
+
 void *kvzalloc(size_t size, gfp_t gfp)
 {
 	(void)gfp;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
@@ -31,6 +32,11 @@ typedef unsigned int gfp_t;
 #define BIT(n)			(1UL << (n))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define IS_ENABLED(option)	0
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+#define MODULE_LICENSE(s)
+#define MODULE_DESCRIPTION(s)
+#define MODULE_IMPORT_NS(ns)
 
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
 #define EXPORT_SYMBOL_NS_GPL(sym, ns)
@@ -80,6 +86,7 @@ static inline bool IS_ERR(const void *ptr)
 
 /* <linux/slab.h>, through compat.c */
 void *kzalloc(size_t size, gfp_t gfp);
+void *kcalloc(size_t n, size_t size, gfp_t gfp);
 void *kvzalloc(size_t size, gfp_t gfp);
 void kfree(const void *ptr);
 void kvfree(const void *ptr);

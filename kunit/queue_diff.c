@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
-#include "diff.h"
+#include "queue_diff.h"
 
 const char *const diff_op_names[OP_KINDS] = {
 	"insert", "delete", "update", "min", "delete_min", "del_less_than",
 	"foreign",
 };
-
-void diff_print_op(FILE *f, const struct op *op)
-{
-	fprintf(f, "%s id=%u time=%llu\n", diff_op_names[op->kind], op->id, op->time);
-}
 
 int diff_start(struct diff *d, const struct shape *shape, u64 now)
 {
@@ -31,9 +27,9 @@ int diff_start(struct diff *d, const struct shape *shape, u64 now)
 		goto err_destroy_q;
 	if (model_init(&d->m, now, shape->horizon, shape->nids))
 		goto err_destroy_other;
-	d->elems = calloc(shape->nids, sizeof(*d->elems));
-	d->expired = calloc(shape->nids, sizeof(*d->expired));
-	d->expected = calloc(shape->nids, sizeof(*d->expected));
+	d->elems = kcalloc(shape->nids, sizeof(*d->elems), GFP_KERNEL);
+	d->expired = kcalloc(shape->nids, sizeof(*d->expired), GFP_KERNEL);
+	d->expected = kcalloc(shape->nids, sizeof(*d->expected), GFP_KERNEL);
 	if (!d->elems || !d->expired || !d->expected)
 		goto err_free;
 	for (i = 0; i < shape->nids; i++) {
@@ -43,9 +39,9 @@ int diff_start(struct diff *d, const struct shape *shape, u64 now)
 	return 0;
 
 err_free:
-	free(d->elems);
-	free(d->expired);
-	free(d->expected);
+	kfree(d->elems);
+	kfree(d->expired);
+	kfree(d->expected);
 	model_free(&d->m);
 err_destroy_other:
 	timeq_destroy(d->other);
@@ -60,9 +56,9 @@ void diff_stop(struct diff *d)
 	timeq_destroy(d->q);
 	timeq_destroy(d->other);
 	model_free(&d->m);
-	free(d->elems);
-	free(d->expired);
-	free(d->expected);
+	kfree(d->elems);
+	kfree(d->expired);
+	kfree(d->expected);
 }
 
 static __printf(2, 3) int diff_fail(struct diff *d, const char *fmt, ...)
@@ -296,63 +292,37 @@ void diff_generate(struct diff *d, u64 *rng, unsigned int profile,
 		op->time = diff_pick_time(d, rng, profile);
 }
 
-long diff_replay(const struct shape *shape, u64 now, const struct op *ops,
-		 size_t n, char *why, size_t len)
+u64 diff_start_now(u64 seed, u64 horizon)
 {
-	struct diff d;
-	long failed = -1;
-	size_t i;
+	u64 rng = seed ^ 0x5eed;
 
-	if (diff_start(&d, shape, now)) {
-		snprintf(why, len, "cannot create the queue");
+	switch (seed % 4) {
+	case 0:
 		return 0;
+	case 1:
+		return diff_rand(&rng) % 1000;
+	case 2:
+		return diff_rand(&rng) >> 24;
+	default:
+		return ~0ULL - diff_rand(&rng) % (4 * horizon);
 	}
-	for (i = 0; i < n; i++) {
-		if (diff_step(&d, &ops[i])) {
-			snprintf(why, len, "%s", d.why);
-			failed = i;
-			break;
-		}
-	}
-	diff_stop(&d);
-	return failed;
 }
 
-size_t diff_shrink(const struct shape *shape, u64 now, struct op *ops,
-		   size_t n)
-{
-	struct op *trial = malloc(n * sizeof(*trial));
-	clock_t deadline = clock() + 20 * CLOCKS_PER_SEC;
-	size_t chunk, start;
-	char why[512];
-	long failed;
+const struct shape diff_shapes[] = {
+	{ "1x1",		1,		1,	1,	8 },
+	{ "1x2",		2,		1,	2,	8 },
+	{ "2x1",		2,		2,	1,	8 },
+	{ "2x2",		4,		2,	2,	16 },
+	{ "4x4",		16,		4,	4,	32 },
+	{ "4x4/h13",		13,		4,	4,	32 },
+	{ "8x2",		16,		8,	2,	32 },
+	{ "16x64/h1000",	1000,		16,	64,	64 },
+	{ "auto/h3",		3,		0,	0,	8 },
+	{ "auto/h1000",		1000,		0,	0,	128 },
+	{ "64x8/h500",		500,		64,	8,	256 },
+	{ "16x16/dense",	256,		16,	16,	1024 },
+	{ "1024x1024",		1 << 20,	1024,	1024,	2048 },
+	{ "1024x1024/h1000003",	1000003,	1024,	1024,	512 },
+};
 
-	if (!trial)
-		return n;
-	failed = diff_replay(shape, now, ops, n, why, sizeof(why));
-	if (failed >= 0)
-		n = failed + 1;
-	/* Replays cost O(n (delta + M)): give up shrinking after 20 s. */
-	for (chunk = n / 2; chunk && clock() < deadline; ) {
-		bool removed = false;
-
-		for (start = 0; start + chunk <= n && clock() < deadline; ) {
-			memcpy(trial, ops, start * sizeof(*ops));
-			memcpy(trial + start, ops + start + chunk,
-			       (n - start - chunk) * sizeof(*ops));
-			failed = diff_replay(shape, now, trial, n - chunk, why,
-					     sizeof(why));
-			if (failed >= 0) {
-				n = failed + 1;
-				memcpy(ops, trial, n * sizeof(*ops));
-				removed = true;
-			} else {
-				start += chunk;
-			}
-		}
-		if (!removed || chunk > n / 2)
-			chunk = chunk > n / 2 ? n / 2 : chunk / 2;
-	}
-	free(trial);
-	return n;
-}
+const unsigned int diff_nshapes = ARRAY_SIZE(diff_shapes);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdlib.h>
-#include <string.h>
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
-#include "model.h"
+#include "queue_model.h"
 
 int model_init(struct model *m, u64 now, u64 horizon, unsigned int nids)
 {
@@ -10,9 +11,9 @@ int model_init(struct model *m, u64 now, u64 horizon, unsigned int nids)
 	m->now = now;
 	m->horizon = horizon;
 	m->nids = nids;
-	m->sorted = calloc(nids, sizeof(*m->sorted));
-	m->queued = calloc(nids, sizeof(*m->queued));
-	m->by_id = calloc(nids, sizeof(*m->by_id));
+	m->sorted = kcalloc(nids, sizeof(*m->sorted), GFP_KERNEL);
+	m->queued = kcalloc(nids, sizeof(*m->queued), GFP_KERNEL);
+	m->by_id = kcalloc(nids, sizeof(*m->by_id), GFP_KERNEL);
 	if (!m->sorted || !m->queued || !m->by_id) {
 		model_free(m);
 		return -ENOMEM;
@@ -22,9 +23,9 @@ int model_init(struct model *m, u64 now, u64 horizon, unsigned int nids)
 
 void model_free(struct model *m)
 {
-	free(m->sorted);
-	free(m->queued);
-	free(m->by_id);
+	kfree(m->sorted);
+	kfree(m->queued);
+	kfree(m->by_id);
 	m->sorted = NULL;
 	m->queued = NULL;
 	m->by_id = NULL;

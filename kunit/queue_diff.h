@@ -2,16 +2,16 @@
 /*
  * The differential check: run the same operations on a timeq and on the
  * reference model, compare every result, and run timeq_check() after every
- * operation. Shared by test_queue (random operations from seeds) and
- * fuzz_queue (operations decoded from fuzzer bytes).
+ * operation. Shared by the KUnit suite (queue_test.c), the userspace run
+ * (tools/testing/queue/test_queue.c, random operations from seeds) and the
+ * fuzzer (operations decoded from fuzzer bytes).
  */
-#ifndef TIMEQ_DIFF_H
-#define TIMEQ_DIFF_H
+#ifndef TIMEQ_QUEUE_DIFF_H
+#define TIMEQ_QUEUE_DIFF_H
 
-#include <stdio.h>
 #include <linux/timeq.h>
 
-#include "model.h"
+#include "queue_model.h"
 
 enum op_kind {
 	OP_INSERT,
@@ -64,7 +64,6 @@ int diff_start(struct diff *d, const struct shape *shape, u64 now);
 void diff_stop(struct diff *d);
 /* Apply one operation to both; 0, or -1 with d->why saying what differs. */
 int diff_step(struct diff *d, const struct op *op);
-void diff_print_op(FILE *f, const struct op *op);
 extern const char *const diff_op_names[OP_KINDS];
 
 /* A small fast generator (splitmix64): the same seed, the same run. */
@@ -82,14 +81,11 @@ void diff_generate(struct diff *d, u64 *rng, unsigned int profile,
 		   struct op *op);
 #define DIFF_PROFILES	3
 
-/*
- * Replay @ops on a fresh pair; return the index of the first operation that
- * fails (with @why filled in), or -1 if all agree.
- */
-long diff_replay(const struct shape *shape, u64 now, const struct op *ops,
-		 size_t n, char *why, size_t len);
-/* Shrink a failing sequence to a small one that still fails; new length. */
-size_t diff_shrink(const struct shape *shape, u64 now, struct op *ops,
-		   size_t n);
+/* The starting clock of a seed: zero, small, unaligned, or near the top. */
+u64 diff_start_now(u64 seed, u64 horizon);
+
+/* The shapes every differential run covers, tiny to realistic. */
+extern const struct shape diff_shapes[];
+extern const unsigned int diff_nshapes;
 
 #endif

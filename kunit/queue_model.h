@@ -3,11 +3,12 @@
  * The reference model: the same contract as the queue, written the obvious
  * way, so that the two can be run side by side. Elements are named by id
  * 0 .. nids - 1 and kept in one array sorted by (time, insertion sequence).
+ * Builds in the kernel and, through tools/testing/queue/compat, in userspace.
  */
-#ifndef TIMEQ_MODEL_H
-#define TIMEQ_MODEL_H
+#ifndef TIMEQ_QUEUE_MODEL_H
+#define TIMEQ_QUEUE_MODEL_H
 
-#include "compat.h"
+#include <linux/types.h>
 
 struct model_entry {
 	u64		time;

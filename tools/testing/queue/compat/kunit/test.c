@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The runner behind the <kunit/test.h> stand-in. */
+#include "test.h"
+
+int kunit_add_action_or_reset(struct kunit *test, kunit_action_t *fn, void *ctx)
+{
+	if (test->nactions == KUNIT_MAX_ACTIONS) {
+		fn(ctx);
+		return -ENOMEM;
+	}
+	test->actions[test->nactions].fn = fn;
+	test->actions[test->nactions].ctx = ctx;
+	test->nactions++;
+	return 0;
+}
+
+void kunit_release_action(struct kunit *test, kunit_action_t *fn, void *ctx)
+{
+	unsigned int i;
+
+	for (i = test->nactions; i-- > 0; ) {
+		if (test->actions[i].fn == fn && test->actions[i].ctx == ctx) {
+			memmove(&test->actions[i], &test->actions[i + 1],
+				(test->nactions - i - 1) * sizeof(test->actions[0]));
+			test->nactions--;
+			fn(ctx);
+			return;
+		}
+	}
+}
+
+static void compat_kfree_action(void *ptr)
+{
+	kfree(ptr);
+}
+
+void *kunit_kcalloc(struct kunit *test, size_t n, size_t size, gfp_t gfp)
+{
+	void *ptr = kcalloc(n, size, gfp);
+
+	if (ptr && kunit_add_action_or_reset(test, compat_kfree_action, ptr))
+		return NULL;
+	return ptr;
+}
+
+void *kunit_kzalloc(struct kunit *test, size_t size, gfp_t gfp)
+{
+	return kunit_kcalloc(test, 1, size, gfp);
+}
+
+void compat_kunit_fail(struct kunit *test, bool abort, const char *file,
+		       int line, const char *fmt, ...)
+{
+	va_list args;
+
+	printf("# %s: %s:%d: %s failed: ", test->name, file, line,
+	       abort ? "ASSERT" : "EXPECT");
+	va_start(args, fmt);
+	vprintf(fmt, args);
+	va_end(args);
+	printf("\n");
+	test->failed = true;
+	if (abort)
+		longjmp(test->abort, 1);
+}
+
+static bool compat_kunit_run_case(struct kunit_case *c, const void *param)
+{
+	static struct kunit test;	/* jmp_buf and actions: not on the stack */
+	long before = compat_allocations;
+
+	memset(&test, 0, sizeof(test));
+	test.name = c->name;
+	test.param_value = param;
+	if (!setjmp(test.abort))
+		c->run_case(&test);
+	while (test.nactions) {
+		test.nactions--;
+		test.actions[test.nactions].fn(test.actions[test.nactions].ctx);
+	}
+	if (compat_allocations != before) {
+		printf("# %s: %ld allocations leaked\n", c->name,
+		       compat_allocations - before);
+		test.failed = true;
+	}
+	return !test.failed;
+}
+
+unsigned int compat_kunit_run(struct kunit_suite *suite,
+			      void (*report)(bool ok, const char *name))
+{
+	char desc[KUNIT_PARAM_DESC_SIZE], name[512];
+	unsigned int failed = 0;
+	struct kunit_case *c;
+	const void *param;
+	bool ok;
+
+	for (c = suite->test_cases; c->run_case; c++) {
+		if (!c->generate_params) {
+			ok = compat_kunit_run_case(c, NULL);
+			snprintf(name, sizeof(name), "%s.%s", suite->name, c->name);
+			report(ok, name);
+			failed += !ok;
+			continue;
+		}
+		desc[0] = 0;
+		for (param = c->generate_params(NULL, desc); param;
+		     param = c->generate_params(param, desc)) {
+			ok = compat_kunit_run_case(c, param);
+			snprintf(name, sizeof(name), "%s.%s %s", suite->name,
+				 c->name, desc);
+			report(ok, name);
+			failed += !ok;
+		}
+	}
+	return failed;
+}

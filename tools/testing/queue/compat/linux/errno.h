@@ -1,0 +1,2 @@
+#include <asm/errno.h>
+#include "../compat.h"
