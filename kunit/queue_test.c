@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/timeq.h>
 
+#include "../module/queue.h"
 #include "queue_diff.h"
 
 #define NODES	64
@@ -510,6 +511,100 @@ static void queue_test_check_catches_empty_head(struct kunit *test)
 	EXPECT_SOUND(test, f.q);
 }
 
+/* --- the bitmaps, alone, at every number of levels --- */
+
+static const unsigned long bitmap_sizes[] = {
+	1, 2, 63, 64, 65, 127, 4095, 4096, 4097, 262143, 262144, 262145,
+	1UL << 20,
+};
+
+static const void *bitmap_gen_params(const void *prev, char *desc)
+{
+	const unsigned long *next = prev ? (const unsigned long *)prev + 1 :
+					   bitmap_sizes;
+
+	if (next == bitmap_sizes + ARRAY_SIZE(bitmap_sizes))
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%lu lists", *next);
+	return next;
+}
+
+#define BITMAP_SET_MAX	48
+
+/*
+ * Against a reference of at most BITMAP_SET_MAX set bits, kept sorted: set
+ * and clear bits near word and level edges, and search from everywhere
+ * interesting, including past the last list.
+ */
+static void queue_test_bitmap(struct kunit *test)
+{
+	unsigned long nbits = *(const unsigned long *)test->param_value;
+	unsigned long set[BITMAP_SET_MAX], nset = 0, i, j, bit, from, want;
+	unsigned int step, levels = 0;
+	struct timeq_bitmap map = { };
+	unsigned long *mem, *end;
+	u64 rng = nbits;
+
+	mem = kunit_kcalloc(test, timeq_bitmap_words(nbits), sizeof(*mem),
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem);
+	end = timeq_bitmap_init(&map, mem, nbits);
+	KUNIT_EXPECT_EQ(test, end - mem, timeq_bitmap_words(nbits));
+	for (i = 1; i < nbits; i *= BITS_PER_LONG)
+		levels++;
+	KUNIT_EXPECT_EQ(test, map.levels, levels ? levels : 1);
+	KUNIT_EXPECT_EQ(test, map.words[map.levels - 1], 1);
+	KUNIT_EXPECT_EQ(test, timeq_bitmap_next(&map, 0), TIMEQ_NONE);
+
+	for (step = 0; step < 3000; step++) {
+		/* Mostly near a multiple of a word or of a word of words. */
+		bit = diff_rand(&rng);
+		switch (bit % 4) {
+		case 0:
+			bit = (bit >> 2) % nbits;
+			break;
+		case 1:
+			bit = ((bit >> 2) % (nbits / BITS_PER_LONG + 1)) * BITS_PER_LONG;
+			break;
+		case 2:
+			bit = ((bit >> 2) % (nbits / 4096 + 1)) * 4096 - 1;
+			break;
+		default:
+			bit = nbits - 1 - (bit >> 2) % 3;
+			break;
+		}
+		if (bit >= nbits)
+			bit = nbits - 1;
+		for (i = 0; i < nset && set[i] < bit; i++)
+			;
+		if (i < nset && set[i] == bit) {
+			timeq_bitmap_clear(&map, bit);
+			for (j = i; j + 1 < nset; j++)
+				set[j] = set[j + 1];
+			nset--;
+		} else if (nset < BITMAP_SET_MAX) {
+			timeq_bitmap_set(&map, bit);
+			for (j = nset; j > i; j--)
+				set[j] = set[j - 1];
+			set[i] = bit;
+			nset++;
+		}
+		/* Search from each set bit, its neighbours and a random place. */
+		for (j = 0; j <= nset; j++) {
+			from = j < nset ? set[j] + diff_rand(&rng) % 3 - 1 :
+					  diff_rand(&rng) % (nbits + 1);
+			if (from > nbits)
+				from = 0;
+			for (i = 0; i < nset && set[i] < from; i++)
+				;
+			want = i < nset ? set[i] : TIMEQ_NONE;
+			KUNIT_ASSERT_EQ_MSG(test, timeq_bitmap_next(&map, from), want,
+					    "%lu lists, from %lu, step %u",
+					    nbits, from, step);
+		}
+	}
+}
+
 /* --- the differential run, one case per shape --- */
 
 /* Sized for a debug kernel under emulation; tools/testing/queue runs more. */
@@ -575,7 +670,9 @@ static struct kunit_case queue_test_cases[] = {
 	KUNIT_CASE(queue_test_destroy_releases),
 	KUNIT_CASE(queue_test_check_catches),
 	KUNIT_CASE(queue_test_check_catches_empty_head),
-	KUNIT_CASE_PARAM(queue_test_differential, shape_gen_params),
+	KUNIT_CASE_PARAM(queue_test_bitmap, bitmap_gen_params),
+	KUNIT_CASE_PARAM_ATTR(queue_test_differential, shape_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 
@@ -589,3 +686,4 @@ kunit_test_suite(queue_test_suite);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of the timeq data structure");
 MODULE_IMPORT_NS(TIMEQ);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

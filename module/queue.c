@@ -117,6 +117,9 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/timeq.h>
+#include <kunit/visibility.h>
+
+#include "queue.h"
 
 #ifndef TIMEQ_DEBUG_FIFO
 static_assert(sizeof(struct timeq_node) <= 32 || BITS_PER_LONG != 64,
@@ -126,13 +129,15 @@ static_assert(sizeof(struct timeq_node) <= 32 || BITS_PER_LONG != 64,
 /* Largest horizon: both arrays at their maximum size. */
 #define TIMEQ_MAX_HORIZON	(1ULL << (2 * TIMEQ_MAX_LISTS_SHIFT))
 
-/* "No bit found" from the bitmap search. */
-#define TIMEQ_NONE		ULONG_MAX
-
 /* --- bitmaps: one bit per non-empty list, summary levels above --- */
 
+/*
+ * The bitmap operations are static but for KUnit, which tests them alone
+ * (kunit/queue_test.c) through include/kunit/visibility.h.
+ */
+
 /* Words needed for a bitmap over @nbits lists, all levels together. */
-static size_t tq_bitmap_words(unsigned long nbits)
+VISIBLE_IF_KUNIT size_t timeq_bitmap_words(unsigned long nbits)
 {
 	size_t words = 0;
 
@@ -142,10 +147,12 @@ static size_t tq_bitmap_words(unsigned long nbits)
 	} while (nbits > 1);
 	return words;
 }
+EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_words);
 
-/* Lay a bitmap over @nbits lists out in @mem, which is zeroed. */
-static unsigned long *tq_bitmap_init(struct timeq_bitmap *map,
-				     unsigned long *mem, unsigned long nbits)
+/* Lay a bitmap over @nbits lists out in zeroed @mem; return what follows. */
+VISIBLE_IF_KUNIT unsigned long *timeq_bitmap_init(struct timeq_bitmap *map,
+						  unsigned long *mem,
+						  unsigned long nbits)
 {
 	unsigned int level = 0;
 
@@ -159,8 +166,9 @@ static unsigned long *tq_bitmap_init(struct timeq_bitmap *map,
 	map->levels = level;
 	return mem;
 }
+EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_init);
 
-static void tq_bitmap_set(struct timeq_bitmap *map, unsigned long bit)
+VISIBLE_IF_KUNIT void timeq_bitmap_set(struct timeq_bitmap *map, unsigned long bit)
 {
 	unsigned int level;
 
@@ -174,8 +182,9 @@ static void tq_bitmap_set(struct timeq_bitmap *map, unsigned long bit)
 		bit /= BITS_PER_LONG;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_set);
 
-static void tq_bitmap_clear(struct timeq_bitmap *map, unsigned long bit)
+VISIBLE_IF_KUNIT void timeq_bitmap_clear(struct timeq_bitmap *map, unsigned long bit)
 {
 	unsigned int level;
 
@@ -188,14 +197,15 @@ static void tq_bitmap_clear(struct timeq_bitmap *map, unsigned long bit)
 		bit /= BITS_PER_LONG;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_clear);
 
 /*
  * The first set bit at or after @bit, or TIMEQ_NONE. Climbs while the rest
  * of a word is empty, then descends along first set bits: at most
  * 2 * levels word operations.
  */
-static unsigned long tq_bitmap_next(const struct timeq_bitmap *map,
-				    unsigned long bit)
+VISIBLE_IF_KUNIT unsigned long timeq_bitmap_next(const struct timeq_bitmap *map,
+						 unsigned long bit)
 {
 	unsigned int level;
 	unsigned long word;
@@ -219,6 +229,7 @@ found:
 		bit = bit * BITS_PER_LONG + __ffs(map->level[level][bit]);
 	return bit;
 }
+EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_next);
 
 /* --- positions: which list a time belongs to --- */
 
@@ -279,7 +290,7 @@ static void tq_head_add_tail(struct timeq *q, struct timeq_head *head,
 	unsigned long index = tq_index(q, node->time);
 
 	list_add_tail(&node->entry, &head->lists[index]);
-	tq_bitmap_set(&head->map, index);
+	timeq_bitmap_set(&head->map, index);
 	head->count++;
 	node->owner = (unsigned long)q | TIMEQ_NODE_IN_HEAD;
 }
@@ -300,7 +311,7 @@ static void tq_link(struct timeq *q, struct timeq_node *node)
 	} else {
 		slot = tq_slot(q, node->time >> q->delta_shift);
 		list_add_tail(&node->entry, &q->buckets[slot]);
-		tq_bitmap_set(&q->bucket_map, slot);
+		timeq_bitmap_set(&q->bucket_map, slot);
 		q->bucket_count[slot]++;
 		node->owner = (unsigned long)q;
 	}
@@ -316,12 +327,12 @@ static void tq_unlink(struct timeq *q, struct timeq_node *node)
 		head = tq_rel(q, node->time) == 0 ? &q->head : &q->head2;
 		index = tq_index(q, node->time);
 		if (list_empty(&head->lists[index]))
-			tq_bitmap_clear(&head->map, index);
+			timeq_bitmap_clear(&head->map, index);
 		head->count--;
 	} else {
 		index = tq_slot(q, node->time >> q->delta_shift);
 		if (list_empty(&q->buckets[index]))
-			tq_bitmap_clear(&q->bucket_map, index);
+			timeq_bitmap_clear(&q->bucket_map, index);
 		q->bucket_count[index]--;
 	}
 	node->owner = 0;
@@ -342,7 +353,7 @@ static void tq_pull(struct timeq *q, struct timeq_head *head,
 		node = list_last_entry(bucket, struct timeq_node, entry);
 		index = tq_index(q, node->time);
 		list_move(&node->entry, &head->lists[index]);
-		tq_bitmap_set(&head->map, index);
+		timeq_bitmap_set(&head->map, index);
 		node->owner |= TIMEQ_NODE_IN_HEAD;
 		moved++;
 	}
@@ -351,7 +362,7 @@ static void tq_pull(struct timeq *q, struct timeq_head *head,
 	head->count += moved;
 	q->bucket_count[slot] -= moved;
 	if (list_empty(bucket))
-		tq_bitmap_clear(&q->bucket_map, slot);
+		timeq_bitmap_clear(&q->bucket_map, slot);
 }
 
 /*
@@ -395,9 +406,9 @@ static u64 tq_next_bucket(const struct timeq *q, u64 from)
 	unsigned long slot;
 	u64 rel;
 
-	slot = tq_bitmap_next(&q->bucket_map, start);
+	slot = timeq_bitmap_next(&q->bucket_map, start);
 	if (slot == TIMEQ_NONE)
-		slot = tq_bitmap_next(&q->bucket_map, 0);
+		slot = timeq_bitmap_next(&q->bucket_map, 0);
 	if (slot == TIMEQ_NONE)
 		return 0;
 	rel = from + ((slot - start) & (tq_nbuckets(q) - 1));
@@ -406,7 +417,7 @@ static u64 tq_next_bucket(const struct timeq *q, u64 from)
 
 static struct timeq_node *tq_head_first(const struct timeq_head *head)
 {
-	unsigned long index = tq_bitmap_next(&head->map, 0);
+	unsigned long index = timeq_bitmap_next(&head->map, 0);
 
 	return list_first_entry(&head->lists[index], struct timeq_node, entry);
 }
@@ -499,7 +510,7 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	ndelta = 1UL << delta_shift;
 	nbucket = 1UL << buckets_shift;
 	size = (nbucket + 2 * ndelta) * sizeof(struct list_head) +
-	       (2 * tq_bitmap_words(ndelta) + tq_bitmap_words(nbucket) +
+	       (2 * timeq_bitmap_words(ndelta) + timeq_bitmap_words(nbucket) +
 		nbucket) * sizeof(unsigned long);
 	lists = kvzalloc(size, gfp);
 	if (!lists)
@@ -511,9 +522,9 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	for (i = 0; i < nbucket + 2 * ndelta; i++)
 		INIT_LIST_HEAD(&lists[i]);
 	words = (unsigned long *)(lists + nbucket + 2 * ndelta);
-	words = tq_bitmap_init(&q->head.map, words, ndelta);
-	words = tq_bitmap_init(&q->head2.map, words, ndelta);
-	words = tq_bitmap_init(&q->bucket_map, words, nbucket);
+	words = timeq_bitmap_init(&q->head.map, words, ndelta);
+	words = timeq_bitmap_init(&q->head2.map, words, ndelta);
+	words = timeq_bitmap_init(&q->bucket_map, words, nbucket);
 	q->bucket_count = words;
 
 	q->now = now;

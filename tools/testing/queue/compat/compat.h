@@ -31,7 +31,9 @@ typedef unsigned int gfp_t;
 #define BITS_PER_LONG		(__SIZEOF_LONG__ * 8)
 #define BIT(n)			(1UL << (n))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
-#define IS_ENABLED(option)	0
+/* Only for #if: the userspace build is a KUnit build, nothing else is on. */
+#define CONFIG_KUNIT		1
+#define IS_ENABLED(option)	(option)
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define MODULE_LICENSE(s)

@@ -45,6 +45,8 @@ struct kunit_suite {
 #define KUNIT_CASE(fn)			{ .run_case = fn, .name = #fn }
 #define KUNIT_CASE_PARAM(fn, gen)	{ .run_case = fn, .name = #fn, \
 					  .generate_params = gen }
+/* Attributes change nothing here: every case runs. */
+#define KUNIT_CASE_PARAM_ATTR(fn, gen, attr)	KUNIT_CASE_PARAM(fn, gen)
 
 /* One suite per test file; the runner finds it by this name. */
 #define kunit_test_suite(suite) \
