@@ -51,6 +51,7 @@ if [ "$failed" -eq 0 ]; then
 		suite queue-valgrind tools/testing/queue/run.sh valgrind
 		suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
 	fi
+	suite module-builds tools/testing/module-builds.sh
 fi
 
 echo "$passed passed, $failed failed"

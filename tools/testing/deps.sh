@@ -32,6 +32,7 @@ need make make
 need clang clang
 need valgrind valgrind
 need perl perl
+need sparse sparse
 install "${missing[@]}"
 
 # libFuzzer and clang's sanitizer runtimes come in a versioned package.
