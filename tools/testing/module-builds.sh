@@ -3,11 +3,10 @@
 #
 # Build timeq.ko and timeq_smoke.ko against each Debian kernel timeq
 # supports, with W=1 and sparse (C=2): bookworm's stock 6.1, 6.12 and
-# 6.12-rt. Any line the
-# compiler or sparse prints fails that build (build-module.sh). Installs the
-# headers when missing. Each build happens in its own copy of the sources
-# under build/module-<release>, where the stock-kernel boots find the
-# modules. Prints TAP.
+# 6.12-rt. Any line the compiler or sparse prints fails that build
+# (build-module.sh). Installs the headers when missing. Each build happens
+# in its own copy of the sources under build/module-<release>, where the
+# stock-kernel boots find the modules. Prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
