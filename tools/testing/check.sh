@@ -4,6 +4,21 @@
 # `make check`: install what the tests need, run every suite, and count their
 # TAP results into one closing line, "N passed, N failed". Each suite's full
 # output is kept in build/check/<suite>.log; its TAP lines are shown here.
+#
+#   queue-*       module/queue.c in userspace: the KUnit suite through a
+#                 stand-in, the long differential run under ASan+UBSan and
+#                 under valgrind, and libFuzzer (tools/testing/queue)
+#   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
+#                 6.12-rt headers
+#   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
+#                 built once and cached outside the tree, the KUnit suites
+#                 booted in it under qemu; the stock 6.12, 6.12-rt and 6.1
+#                 kernels booted with timeq and its smoke test; and the
+#                 bench's own self-test, which plants each kind of failure
+#                 and expects the bench to report it (tools/testing/vm)
+#
+# TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing; TIMEQ_CHECK_VM=0 skips
+# the vm-* suites (quick local runs; CI runs everything).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,6 +29,7 @@ failed=0
 
 # suite NAME COMMAND...: run a command that prints TAP, and count it. A
 # command that fails without a "not ok", or runs no test, is one failure.
+# Returns non-zero if the suite failed.
 suite() {
 	local name=$1 log=$logs/$1.log rc ok nok
 	shift
@@ -33,6 +49,7 @@ suite() {
 	fi
 	passed=$((passed + ok))
 	failed=$((failed + nok))
+	[ "$nok" -eq 0 ]
 }
 
 # step NAME COMMAND...: a command that is one test by its exit status.
@@ -42,16 +59,37 @@ step() {
 	suite "$name" bash -c '"$@" && echo "ok 1 - $0" || { echo "not ok 1 - $0"; exit 1; }' "$name" "$@"
 }
 
+queue() {
+	step queue-build make -C tools/testing/queue -j"$(nproc)" || return
+	suite queue-sanitizers tools/testing/queue/run.sh san
+	suite queue-valgrind tools/testing/queue/run.sh valgrind
+	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
+}
+
+vm() {
+	local vm=tools/testing/vm kdir debug=$top/build/module-debug series mods
+
+	step vm-deps "$vm/deps.sh" || return
+	step vm-kernel "$vm/build-kernel.sh" || return
+	kdir=$("$vm/build-kernel.sh" --print-dir)
+	step vm-modules tools/testing/build-module.sh "$kdir" "$debug" \
+		TIMEQ_KUNIT=y TIMEQ_DEBUG=y || return
+	suite vm-kunit "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
+		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko"
+	# module-builds built timeq_smoke.ko against each stock kernel's headers.
+	for series in 6.12 6.12-rt 6.1; do
+		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)
+		suite "vm-stock-$series" "$vm/run-stock.sh" "$series" \
+			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko"
+	done
+	suite vm-selftest "$vm/selftest.sh"
+}
+
 cd "$top" || exit 1
-step deps bash tools/testing/deps.sh
-if [ "$failed" -eq 0 ]; then
-	step queue-build make -C tools/testing/queue -j"$(nproc)"
-	if [ "$failed" -eq 0 ]; then
-		suite queue-sanitizers tools/testing/queue/run.sh san
-		suite queue-valgrind tools/testing/queue/run.sh valgrind
-		suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
-	fi
+if step deps tools/testing/deps.sh; then
+	queue
 	suite module-builds tools/testing/module-builds.sh
+	[ "${TIMEQ_CHECK_VM:-1}" = 0 ] || vm
 fi
 
 echo "$passed passed, $failed failed"

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# tools/testing/vm/selftest.sh - prove that the qemu bench catches what it must.
+#
+# Usage: tools/testing/vm/selftest.sh [--only NAME[,NAME...]] [--stock] [--keep-logs]
+#
+# Builds the throwaway module selftest/vmcheck.c against the debug kernel
+# (build-kernel.sh; built first if needed) and boots the debug guest once per
+# case below (7 boots, each about half a minute under TCG):
+#
+#   case        vmcheck parameter  run.sh must       and print the check
+#   clean       (none)             PASS              (every check ok, KUnit 2/2)
+#   warn        warn=1             FAIL              not ok - no WARNING
+#   lockdep     lockdep=1          FAIL              not ok - no lockdep report
+#   kasan       kasan=1            FAIL              not ok - no KASAN report
+#   kmemleak    leak=1             FAIL              not ok - kmemleak clean
+#   kunit       kunit_fail=1       FAIL              not ok - kunit vmcheck.vmcheck_planted
+#   hang        hang=1             FAIL (timeout)    not ok - guest finished
+#
+# --stock also smoke-tests vmcheck (no KUnit there) on each installed stock
+# Debian kernel through run-stock.sh (2 more boots); it must pass or be
+# skipped.  --only runs a subset, e.g. --only clean,kasan.
+#
+# Prints one TAP line per case and ends with "# selftest: N passed, N failed";
+# exit status 0 only if every case behaved as expected.  Logs of the runs go
+# to $TIMEQ_CACHE/logs/selftest-<case>.log (and .tap).
+#
+# Environment: TIMEQ_CACHE; TIMEQ_SELFTEST_HANG_TIMEOUT (default 60 s: the
+# guest timeout of the hang case; it must exceed the boot-to-insmod time).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${TIMEQ_CACHE:-$HOME/.cache/timeq}
+only='' stock=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) only=",$2,"; shift 2 ;;
+	--stock) stock=1; shift ;;
+	--keep-logs) shift ;;	# logs are always kept
+	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
+	*) echo "selftest.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+kdir=$("$here/build-kernel.sh" | tail -n1)
+build=$CACHE/selftest-build
+rm -rf "$build"
+mkdir -p "$build" "$CACHE/logs"
+cp "$here/selftest/Kbuild" "$here/selftest/vmcheck.c" "$build/"
+echo "selftest.sh: building vmcheck.ko against $kdir" >&2
+make -C "$kdir" M="$build" modules </dev/null >"$build/build.log" 2>&1 ||
+	{ cat "$build/build.log" >&2; echo "selftest.sh: vmcheck build failed" >&2; exit 1; }
+ko=$build/vmcheck.ko
+
+n=0 passed=0 failed=0
+report() {	# report OK NAME [DIAG]
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then
+		passed=$((passed + 1)); echo "ok $n - $2"
+	else
+		failed=$((failed + 1)); echo "not ok $n - $2"
+		[ -z "${3:-}" ] || echo "$3" | sed 's/^/#   /'
+	fi
+}
+
+# check NAME EXPECT CHECK-REGEX -- run.sh args...
+#   EXPECT pass: run.sh must exit 0; fail: it must exit 1 AND print a
+#   "not ok N - <CHECK-REGEX>" line (the right detector fired).
+check() {
+	local name=$1 expect=$2 want=$3; shift 4
+	case $only in ""|*",$name,"*) ;; *) return 0 ;; esac
+	local log=$CACHE/logs/selftest-$name.log tap=$CACHE/logs/selftest-$name.tap rc=0 t0 t1
+	t0=$(date +%s)
+	"$here/run.sh" --log "$log" "$@" > "$tap" 2>"$tap.err" || rc=$?
+	t1=$(date +%s)
+	echo "# $name: run.sh exit $rc in $((t1 - t0)) s; $(grep -c '^not ok' "$tap" || true) failed checks" >&2
+	if [ "$expect" = pass ]; then
+		if [ $rc = 0 ] && grep -Eq "$want" "$tap"; then
+			report 1 "$name: run.sh passes ($((t1 - t0)) s)"
+		else
+			report 0 "$name: run.sh passes" "$(grep '^not ok' "$tap"; tail -n 3 "$tap.err"; echo "log: $log")"
+		fi
+	else
+		if [ $rc = 1 ] && grep -Eq "^not ok [0-9]+ - $want" "$tap"; then
+			report 1 "$name: run.sh fails with: $(grep -Em1 "^not ok [0-9]+ - $want" "$tap" | sed 's/^not ok [0-9]* - //') ($((t1 - t0)) s)"
+		else
+			report 0 "$name: run.sh fails with 'not ok - $want'" "$(echo "exit status $rc"; grep '^not ok' "$tap"; tail -n 3 "$tap.err"; echo "log: $log")"
+		fi
+	fi
+}
+
+echo "TAP version 13"
+check clean    pass '^ok [0-9]+ - kunit vmcheck.vmcheck_planted$' -- -k "$ko"
+check warn     fail 'no WARNING'                              -- -k "$ko warn=1"
+check lockdep  fail 'no lockdep report'                       -- -k "$ko lockdep=1"
+check kasan    fail 'no KASAN report'                         -- -k "$ko kasan=1"
+check kmemleak fail 'kmemleak clean'                          -- -k "$ko leak=1"
+check kunit    fail 'kunit vmcheck.vmcheck_planted'           -- -k "$ko kunit_fail=1"
+check hang     fail 'guest finished'                          -- -k "$ko hang=1" \
+	--timeout "${TIMEQ_SELFTEST_HANG_TIMEOUT:-60}"
+
+if [ $stock = 1 ]; then
+	for series in 6.12 6.1; do
+		case $only in ""|*",stock-$series,"*) ;; *) continue ;; esac
+		log=$CACHE/logs/selftest-stock-$series.log rc=0
+		"$here/run-stock.sh" "$series" -m "$here/selftest" --log "$log" \
+			> "$log.tap" 2>"$log.err" || rc=$?
+		if grep -q '# SKIP' "$log.tap" && [ $rc = 0 ] && [ "$(grep -c '^ok' "$log.tap")" = 1 ]; then
+			n=$((n + 1)); passed=$((passed + 1))
+			echo "ok $n - stock $series # SKIP $(grep -o 'SKIP .*' "$log.tap" | head -n1)"
+		elif [ $rc = 0 ]; then
+			report 1 "stock $series: vmcheck loads, unloads, no splat"
+		else
+			report 0 "stock $series: vmcheck loads, unloads, no splat" "$(grep '^not ok' "$log.tap"; tail -n 3 "$log.err"; echo "log: $log")"
+		fi
+	done
+fi
+
+echo "1..$n"
+echo "# selftest: $passed passed, $failed failed"
+[ $failed = 0 ]
