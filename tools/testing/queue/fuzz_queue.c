@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the differential check of diff.c driven by fuzzer
- * bytes instead of a seed. Byte 0 picks a shape, bytes 1-8 the starting
+ * libFuzzer target: the differential check of kunit/queue_diff.c driven
+ * by fuzzer bytes instead of a seed. Byte 0 picks a shape, bytes 1-8 the starting
  * clock (through a few patterns), then every 6 bytes are one operation:
  *
  *	kind, node, time pattern, 24-bit operand
@@ -15,20 +15,25 @@
 
 #include "repro.h"
 
-static const struct shape fuzz_shapes[] = {
-	{ "1x1", 1, 1, 1, 8 },
-	{ "1x2", 2, 1, 2, 8 },
-	{ "2x1", 2, 2, 1, 8 },
-	{ "2x2", 4, 2, 2, 16 },
-	{ "4x4", 16, 4, 4, 32 },
-	{ "4x4/h13", 13, 4, 4, 32 },
-	{ "8x2", 16, 8, 2, 32 },
-	{ "16x64/h1000", 1000, 16, 64, 64 },
-	{ "auto/h3", 3, 0, 0, 8 },
-	{ "64x64/h4000", 4000, 64, 64, 256 },
-};
+/*
+ * The shapes of diff_shapes[] with a horizon of at most this many ticks:
+ * a hundred lists or so, a short walk for timeq_check() after every
+ * operation, so that every input runs fast.
+ */
+#define FUZZ_MAX_HORIZON	1024
 
-#define NSHAPES (sizeof(fuzz_shapes) / sizeof(fuzz_shapes[0]))
+static const struct shape *fuzz_shapes[32];
+static unsigned int fuzz_nshapes;
+
+static void fuzz_pick_shapes(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < diff_nshapes && fuzz_nshapes < ARRAY_SIZE(fuzz_shapes); i++)
+		if (diff_shapes[i].horizon <= FUZZ_MAX_HORIZON)
+			fuzz_shapes[fuzz_nshapes++] = &diff_shapes[i];
+}
+
 #define MAX_OPS 4096
 
 static u64 fuzz_u64(const uint8_t *p)
@@ -67,9 +72,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, n = 0;
 	u64 now;
 
+	if (!fuzz_nshapes)
+		fuzz_pick_shapes();
 	if (size < 9)
 		return 0;
-	shape = &fuzz_shapes[data[0] % NSHAPES];
+	shape = fuzz_shapes[data[0] % fuzz_nshapes];
 	now = fuzz_u64(data + 1);
 	switch (data[1] % 4) {
 	case 0: now = 0; break;
