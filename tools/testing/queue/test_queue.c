@@ -19,8 +19,6 @@
 static_assert(sizeof(struct timeq_node) <= 32, "the node is at most 32 bytes");
 #endif
 
-extern struct kunit_suite *compat_kunit_suite;
-
 static unsigned int tap_count, tap_failed;
 
 static void tap(bool ok, const char *fmt, ...) __printf(2, 3);

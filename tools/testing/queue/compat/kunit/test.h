@@ -49,6 +49,7 @@ struct kunit_suite {
 #define KUNIT_CASE_PARAM_ATTR(fn, gen, attr)	KUNIT_CASE_PARAM(fn, gen)
 
 /* One suite per test file; the runner finds it by this name. */
+extern struct kunit_suite *compat_kunit_suite;
 #define kunit_test_suite(suite) \
 	struct kunit_suite *compat_kunit_suite = &(suite)
 
