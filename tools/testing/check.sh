@@ -7,8 +7,9 @@
 # output is kept in build/check/<suite>.log; its TAP lines are shown here.
 #
 #   queue-*       module/queue.c in userspace: the KUnit suite through a
-#                 stand-in, the long differential run under ASan+UBSan and
-#                 under valgrind, and libFuzzer (tools/testing/queue)
+#                 stand-in, the long differential run under ASan+UBSan,
+#                 under valgrind, built for i386, and libFuzzer
+#                 (tools/testing/queue)
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
@@ -70,6 +71,7 @@ queue() {
 	step queue-build make -C tools/testing/queue -j"$(nproc)" || return
 	suite queue-sanitizers tools/testing/queue/run.sh san
 	suite queue-valgrind tools/testing/queue/run.sh valgrind
+	suite queue-m32 tools/testing/queue/run.sh m32
 	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
 }
 

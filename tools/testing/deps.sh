@@ -35,9 +35,14 @@ need perl perl
 need sparse sparse
 install "${missing[@]}"
 
-# libFuzzer and clang's sanitizer runtimes come in a versioned package.
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
+
+# 32-bit builds (the queue with 32-bit words) need the i386 C library.
+echo 'int main(void) { return 0; }' >"$probe/m.c"
+gcc -m32 -o "$probe/m" "$probe/m.c" 2>/dev/null || install gcc-multilib
+
+# libFuzzer and clang's sanitizer runtimes come in a versioned package.
 echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' >"$probe/f.c"
 if ! clang -fsanitize=fuzzer,address,undefined -o "$probe/f" "$probe/f.c" 2>/dev/null; then
 	major=$(clang -dumpversion | cut -d. -f1)

@@ -6,6 +6,7 @@
 #   run.sh san        the full differential run and directed tests, ASan+UBSan
 #   run.sh valgrind   a shorter run of the same under valgrind memcheck, with
 #                     the production node layout (no TIMEQ_DEBUG_FIFO)
+#   run.sh m32        the same run, shorter, built for i386 (32-bit words)
 #   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
 set -euo pipefail
 
@@ -21,6 +22,9 @@ san)
 valgrind)
 	exec valgrind --quiet --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=all "$out/test_queue" --seeds 6 --ops 5000
+	;;
+m32)
+	exec "$out/test_queue_32" --seeds 6 --ops 5000
 	;;
 fuzz)
 	seconds=${2:-60}
@@ -40,7 +44,7 @@ fuzz)
 	echo "1..1"
 	;;
 *)
-	echo "usage: $0 san|valgrind|fuzz [seconds]" >&2
+	echo "usage: $0 san|valgrind|m32|fuzz [seconds]" >&2
 	exit 2
 	;;
 esac
