@@ -28,6 +28,15 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm
 
+# mark LINE: a marker for run.sh that reports a step's result. Through
+# /dev/kmsg it is one printk record, so the kernel's own messages (a
+# module's pr_info as it loads, say) cannot land in the middle of it, as
+# they can in a line echoed to the same serial port. The kernel command
+# line has printk.devkmsg=on, so these are not rate-limited.
+mark() {
+	echo "$*" >/dev/kmsg 2>/dev/null || echo "$*"
+}
+
 TIMEQ_MODULES='' TIMEQ_TESTS='' TIMEQ_RMMOD=1 TIMEQ_KMEMLEAK=1 TIMEQ_TEST_TIMEOUT=0 TIMEQ_HANG=0
 [ -r /etc/timeq-vm.conf ] && . /etc/timeq-vm.conf
 
@@ -40,7 +49,7 @@ while read -r ko args; do
 	echo "TIMEQ-VM: insmod $ko $args"
 	insmod "/lib/modules/timeq/$ko" $args
 	rc=$?
-	echo "TIMEQ-VM-INSMOD $name rc=$rc"
+	mark "TIMEQ-VM-INSMOD $name rc=$rc"
 	[ $rc = 0 ] && loaded="$name $loaded"
 done <<EOF
 $TIMEQ_MODULES
@@ -54,7 +63,7 @@ while read -r prog args; do
 	else
 		(cd /tmp && "/tests/$prog" $args) </dev/null
 	fi
-	echo "TIMEQ-VM-TEST $prog rc=$?"
+	mark "TIMEQ-VM-TEST $prog rc=$?"
 done <<EOF
 $TIMEQ_TESTS
 EOF
@@ -68,7 +77,7 @@ fi
 if [ "$TIMEQ_RMMOD" = 1 ]; then
 	for name in $loaded; do	# $loaded is already in reverse load order
 		rmmod "$name"
-		echo "TIMEQ-VM-RMMOD $name rc=$?"
+		mark "TIMEQ-VM-RMMOD $name rc=$?"
 	done
 fi
 

@@ -26,7 +26,7 @@
 #
 # qemu: qemu-system-x86_64 -accel tcg (nested KVM hangs here) -smp 2 -m 1G
 # -nographic -no-reboot, command line "console=ttyS0 panic=-1 oops=panic
-# printk.time=1 ...".  The init ends with reboot -f, which with -no-reboot
+# printk.time=1 printk.devkmsg=on ...".  The init ends with reboot -f, which with -no-reboot
 # ends qemu; a panic reboots at once (panic=-1) and so ends qemu too.
 #
 # The log is then scanned.  Output is TAP (a parent can count "ok"/"not ok"):
@@ -142,8 +142,10 @@ END {
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-BEGIN/) { kmstate = "ran"; in_kmem = 1 }
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-END/) in_kmem = 0
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-UNAVAILABLE/) kmstate = "unavailable"
-		if (l ~ /^TIMEQ-VM-(INSMOD|RMMOD|TEST) /) {
-			split(l, w, " ")
+		# The result of a step: init.sh writes it as a printk record; take
+		# it from anywhere in the line in case other output shares it.
+		if (match(l, /TIMEQ-VM-(INSMOD|RMMOD|TEST) [^ ]+ rc=[0-9]+/)) {
+			split(substr(l, RSTART, RLENGTH), w, " ")
 			rc = w[3]; sub(/^rc=/, "", rc)
 			what = (w[1] == "TIMEQ-VM-INSMOD" ? "insmod " : w[1] == "TIMEQ-VM-RMMOD" ? "rmmod " : "test ") w[2]
 			nact++; act_name[nact] = what; act_rc[nact] = rc; act_line[nact] = i
@@ -280,7 +282,7 @@ if [ -z "$initrd" ]; then
 	"$here/initramfs.sh" -o "$initrd" -i "$init" "${ird_args[@]+"${ird_args[@]}"}"
 fi
 
-cmdline="console=ttyS0 panic=-1 oops=panic printk.time=1 loglevel=7${append}"
+cmdline="console=ttyS0 panic=-1 oops=panic printk.time=1 printk.devkmsg=on loglevel=7${append}"
 qemu_cmd=("$QEMU" -accel tcg -smp "$smp" -m "$mem" -nographic -no-reboot
 	-nic none -kernel "$kernel" -initrd "$initrd" -append "$cmdline")
 echo "run.sh: timeout $timeout ${qemu_cmd[*]}" >&2
