@@ -84,7 +84,7 @@ vm() {
 	step vm-modules tools/testing/build-module.sh "$kdir" "$debug" \
 		TIMEQ_KUNIT=y TIMEQ_DEBUG=y || return
 	suite vm-kunit "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
-		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko"
+		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" --kunit timeq_queue
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
 	for series in 6.12 6.12-rt 6.1; do
 		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)

@@ -23,6 +23,8 @@
 #   --smp N --mem M  guest CPUs (default 2) and memory (default 1G)
 #   --verbose        copy the console to stderr while it runs
 #   --scan LOG       do not boot; scan LOG (add --timed-out to say it timed out)
+#   --kunit SUITE    fail unless KUnit suite SUITE ran (repeatable): a module
+#                    that loads but runs no test must not pass
 #
 # qemu: qemu-system-x86_64 -accel tcg (nested KVM hangs here) -smp 2 -m 1G
 # -nographic -no-reboot, command line "console=ttyS0 panic=-1 oops=panic
@@ -60,7 +62,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${TIMEQ_CACHE:-$HOME/.cache/timeq}
 kernel='' initrd='' init=$here/init.sh log='' timeout=${TIMEQ_VM_TIMEOUT:-600}
-append='' smp=2 mem=1G verbose=0 scan='' timed_out=0
+append='' smp=2 mem=1G verbose=0 scan='' timed_out=0 suites=''
 ird_args=()
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed 's/^# \{0,1\}//;$d'; }
@@ -79,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--verbose) verbose=1; shift ;;
 	--scan) need "$@"; scan=$2; shift 2 ;;
 	--timed-out) timed_out=1; shift ;;
+	--kunit) need "$@"; suites="$suites $2"; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -86,7 +89,8 @@ done
 
 # scan_log LOG TIMED_OUT: print the TAP verdict of a console log, return 0/1.
 scan_log() {
-	awk -v timed_out="$2" -v ignore="${TIMEQ_VM_IGNORE:-}" -v logname="$1" '
+	awk -v timed_out="$2" -v ignore="${TIMEQ_VM_IGNORE:-}" -v logname="$1" \
+	    -v suites="$suites" '
 function tap(ok, name, diag,   s) {
 	ntap++
 	s = (ok ? "ok " : "not ok ") ntap " - " name
@@ -236,6 +240,11 @@ END {
 		if (case_ok[c]) tp++; else tf++
 		tap(case_ok[c], "kunit " case_name[c], case_ok[c] ? "" : case_diag[c] "#   " raw[case_line[c]] "\n")
 	}
+	# Suites that must have run: loading a module is not running its tests.
+	nwant = split(suites, want, " ")
+	for (s = 1; s <= nwant; s++)
+		tap(want[s] in sidx, "kunit suite " want[s] " ran",
+		    want[s] in sidx ? "" : "#   no KTAP from this suite in the log\n")
 	for (s = 1; s <= nsuite; s++) {
 		su = sname[s]
 		if (!scomplete[su])
