@@ -22,11 +22,9 @@
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
-typedef unsigned char u8;
 typedef unsigned int gfp_t;
 
 #define GFP_KERNEL		0u
-#define GFP_KERNEL_ACCOUNT	1u
 
 #define BITS_PER_LONG		(__SIZEOF_LONG__ * 8)
 #define BIT(n)			(1UL << (n))

@@ -63,12 +63,6 @@ void compat_kunit_fail(struct kunit *test, bool abort, const char *file,
 unsigned int compat_kunit_run(struct kunit_suite *suite,
 			      void (*report)(bool ok, const char *name));
 
-#define kunit_info(test, fmt, ...)	printf("# " fmt, ##__VA_ARGS__)
-#define kunit_err(test, fmt, ...)	printf("# " fmt, ##__VA_ARGS__)
-
-#define KUNIT_FAIL(test, fmt, ...) \
-	compat_kunit_fail(test, false, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
-
 #define COMPAT_KUNIT_CHECK(test, abort, ok, fmt, ...)				\
 	do {									\
 		if (!(ok))							\
@@ -87,9 +81,7 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 #define KUNIT_EXPECT_TRUE(t, c)		COMPAT_KUNIT_CHECK(t, false, c, "%s", #c)
 #define KUNIT_EXPECT_FALSE(t, c)	COMPAT_KUNIT_CHECK(t, false, !(c), "!%s", #c)
 #define KUNIT_ASSERT_TRUE(t, c)		COMPAT_KUNIT_CHECK(t, true, c, "%s", #c)
-#define KUNIT_ASSERT_FALSE(t, c)	COMPAT_KUNIT_CHECK(t, true, !(c), "!%s", #c)
 #define KUNIT_EXPECT_EQ(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, ==, b)
-#define KUNIT_EXPECT_NE(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, !=, b)
 #define KUNIT_EXPECT_LE(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, <=, b)
 #define KUNIT_ASSERT_EQ(t, a, b)	COMPAT_KUNIT_BINARY(t, true, a, ==, b)
 #define KUNIT_EXPECT_PTR_EQ(t, a, b)	COMPAT_KUNIT_CHECK(t, false, (a) == (b), \
