@@ -4,9 +4,11 @@
  * Time Queue", 2001), for elements with integer times in a sliding window.
  *
  * No locking is done by this file: the caller serialises every call on one
- * queue (the concurrency layer builds its locks on top). Nothing here needs
- * the kernel beyond lists, bit operations and one allocation at creation,
- * so tools/testing/queue builds this very file in userspace.
+ * queue (module/paths.c holds the locks around the __timeq_* operations
+ * here, and lets its fast path call them only where they cost O(1)).
+ * Nothing here needs the kernel beyond lists, bit operations and one
+ * allocation at creation, so tools/testing/queue builds this very file in
+ * userspace.
  *
  * The shape
  * ---------
@@ -231,56 +233,7 @@ found:
 }
 EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_next);
 
-/* --- positions: which list a time belongs to --- */
-
-static inline unsigned long tq_delta(const struct timeq *q)
-{
-	return 1UL << q->delta_shift;
-}
-
-static inline unsigned long tq_nbuckets(const struct timeq *q)
-{
-	return 1UL << q->buckets_shift;
-}
-
-/* The current bucket number: the bucket of @now. */
-static inline u64 tq_cur(const struct timeq *q)
-{
-	return q->now >> q->delta_shift;
-}
-
-/* The bucket of @time relative to the current one; @time >= now. */
-static inline u64 tq_rel(const struct timeq *q, u64 time)
-{
-	return (time >> q->delta_shift) - tq_cur(q);
-}
-
-/* The list of @time within a head. */
-static inline unsigned long tq_index(const struct timeq *q, u64 time)
-{
-	return time & (tq_delta(q) - 1);
-}
-
-/* The bucket list of bucket number @bucket. */
-static inline unsigned long tq_slot(const struct timeq *q, u64 bucket)
-{
-	return bucket & (tq_nbuckets(q) - 1);
-}
-
-static inline bool tq_in_window(const struct timeq *q, u64 time)
-{
-	return time >= q->now && time - q->now < q->horizon;
-}
-
-static inline struct timeq *tq_owner(const struct timeq_node *node)
-{
-	return (struct timeq *)(node->owner & ~TIMEQ_NODE_IN_HEAD);
-}
-
-static inline bool tq_in_head(const struct timeq_node *node)
-{
-	return node->owner & TIMEQ_NODE_IN_HEAD;
-}
+/* Positions (which list a time belongs to) are in queue.h. */
 
 /* --- linking nodes into lists and out --- */
 
@@ -387,7 +340,7 @@ static void tq_advance(struct timeq *q, u64 time)
 {
 	u64 rel = tq_rel(q, time);
 
-	q->now = time;
+	WRITE_ONCE(q->now, time);
 	if (rel == 0)
 		return;
 	if (rel == 1)
@@ -446,40 +399,23 @@ static void tq_find_min(struct timeq *q)
 	q->min = best;
 }
 
-/**
- * timeq_create - allocate an empty queue
- * @now:	the initial clock, in ticks
- * @horizon:	the window: times in [@now, @now + @horizon) are accepted;
- *		1 to 2^40
- * @delta:	the bucket width, a power of two up to 2^20, or 0 to choose
- * @nbuckets:	the number of buckets M, a power of two up to 2^20, or 0 to
- *		choose
- * @gfp:	allocation flags, e.g. %GFP_KERNEL_ACCOUNT when a user asks
- *
- * @delta * @nbuckets must cover @horizon. Left at 0, they are chosen near
- * sqrt(@horizon), the choice of the paper's analysis: with both 0, delta =
- * 2^floor(h / 2) and M = 2^ceil(h / 2) where 2^h is the least power of two
- * >= @horizon; with one given, the other is the least that covers. The
- * queue takes about 16 * (2 * delta + M) bytes plus bitmaps.
- *
- * Context: may sleep if @gfp allows.
- * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
- * if the memory could not be had.
+/*
+ * Lay out the data structure of a zeroed @q: the shapes timeq_create()
+ * documents. Returns 0, -EINVAL or -ENOMEM; on error @q owns nothing.
  */
-struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
-			   unsigned int nbuckets, gfp_t gfp)
+int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
+		 unsigned int nbuckets, gfp_t gfp)
 {
 	unsigned int delta_shift, buckets_shift, want;
 	unsigned long ndelta, nbucket, i, *words;
 	struct list_head *lists;
-	struct timeq *q;
 	size_t size;
 
 	if (!horizon || horizon > TIMEQ_MAX_HORIZON)
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	if ((delta && !is_power_of_2(delta)) ||
 	    (nbuckets && !is_power_of_2(nbuckets)))
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	want = order_base_2(horizon);
 	if (!delta && !nbuckets) {
 		delta_shift = want / 2;
@@ -497,11 +433,7 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	if (delta_shift > TIMEQ_MAX_LISTS_SHIFT ||
 	    buckets_shift > TIMEQ_MAX_LISTS_SHIFT ||
 	    horizon > 1ULL << (delta_shift + buckets_shift))
-		return ERR_PTR(-EINVAL);
-
-	q = kzalloc(sizeof(*q), gfp);
-	if (!q)
-		return ERR_PTR(-ENOMEM);
+		return -EINVAL;
 
 	/*
 	 * One block: the bucket lists first (their pointer never moves, so it
@@ -514,7 +446,7 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 		nbucket) * sizeof(unsigned long);
 	lists = kvzalloc(size, gfp);
 	if (!lists)
-		goto err_free_queue;
+		return -ENOMEM;
 
 	q->buckets = lists;
 	q->head.lists = lists + nbucket;
@@ -531,13 +463,8 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	q->horizon = horizon;
 	q->delta_shift = delta_shift;
 	q->buckets_shift = buckets_shift;
-	return q;
-
-err_free_queue:
-	kfree(q);
-	return ERR_PTR(-ENOMEM);
+	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ);
 
 static void tq_release_list(struct list_head *list)
 {
@@ -549,23 +476,14 @@ static void tq_release_list(struct list_head *list)
 	}
 }
 
-/**
- * timeq_destroy - free a queue
- * @q:		the queue, or NULL
- *
- * Nodes still queued are released, not freed: each is left as after
- * timeq_node_init() but for its time, so its owner may insert it in
- * another queue or free it. That takes O(N + delta + M).
- *
- * Context: may sleep if the queue was large enough to come from vmalloc;
- * the caller must ensure nothing else uses @q.
+/*
+ * Release every node still queued (each is left as after timeq_node_init()
+ * but for its time) and free the arrays, not @q. O(N + delta + M).
  */
-void timeq_destroy(struct timeq *q)
+void __timeq_release(struct timeq *q)
 {
 	unsigned long i;
 
-	if (!q)
-		return;
 	for (i = 0; i < tq_delta(q); i++) {
 		tq_release_list(&q->head.lists[i]);
 		tq_release_list(&q->head2.lists[i]);
@@ -573,24 +491,16 @@ void timeq_destroy(struct timeq *q)
 	for (i = 0; i < tq_nbuckets(q); i++)
 		tq_release_list(&q->buckets[i]);
 	kvfree(q->buckets);
-	kfree(q);
+	q->buckets = NULL;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ);
 
-/**
- * timeq_insert - add a node
- * @q:		the queue
- * @node:	an initialised node that is in no queue
- * @time:	its time, in [timeq_now(@q), timeq_now(@q) + horizon)
- *
- * O(1) worst case. Among equal times, nodes leave in insertion order. A
- * time before the current minimum makes @node the minimum.
- *
- * Context: any; the caller serialises calls on @q.
- * Return: 0; -EBUSY if @node is already in a queue; -ERANGE if @time is
- * outside the window. On error nothing changes.
+/*
+ * The operations: timeq_insert() and the rest in module/paths.c take the
+ * locks and call these, which keep the contracts documented there.
  */
-int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
+
+/* Returns 0, -EBUSY (@node is queued) or -ERANGE; O(1). */
+int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 {
 	if (node->owner)
 		return -EBUSY;
@@ -603,23 +513,9 @@ int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 		q->min = node;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ);
 
-/**
- * timeq_delete - remove a node
- * @q:		the queue
- * @node:	a node in @q; the minimum is allowed
- *
- * O(1) worst case, except that removing the minimum when the head holds no
- * other node costs a walk of the next non-empty bucket (see "The minimum,
- * and who pays to find it" at the top of this file). The clock does not
- * move.
- *
- * Context: any; the caller serialises calls on @q.
- * Return: 0; -ENOENT if @node is not in @q (in no queue, or in another).
- * On error nothing changes.
- */
-int timeq_delete(struct timeq *q, struct timeq_node *node)
+/* Returns 0 or -ENOENT (@node is not in @q). */
+int __timeq_delete(struct timeq *q, struct timeq_node *node)
 {
 	if (tq_owner(node) != q)
 		return -ENOENT;
@@ -629,24 +525,9 @@ int timeq_delete(struct timeq *q, struct timeq_node *node)
 		tq_find_min(q);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete, TIMEQ);
 
-/**
- * timeq_update - move a node to another time
- * @q:		the queue
- * @node:	a node in @q
- * @time:	its new time, in [timeq_now(@q), timeq_now(@q) + horizon)
- *
- * The same as timeq_delete() then timeq_insert(), in one step that cannot
- * half-fail: @node goes behind every node already at @time, even if @time
- * is its old time. O(1) worst case, with the exception of timeq_delete()
- * when @node is the minimum.
- *
- * Context: any; the caller serialises calls on @q.
- * Return: 0; -ENOENT if @node is not in @q; -ERANGE if @time is outside
- * the window. On error nothing changes.
- */
-int timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
+/* Delete then insert, in one step; returns 0, -ENOENT or -ERANGE. */
+int __timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 {
 	if (tq_owner(node) != q)
 		return -ENOENT;
@@ -661,21 +542,9 @@ int timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 		q->min = node;
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ);
 
-/**
- * timeq_delete_min - remove the earliest node and move the clock to it
- * @q:		the queue
- *
- * Removes timeq_min(@q) and sets the clock to its time, then moves a share
- * of the next bucket into head2 (the paper's deamortisation). O(1)
- * expected when buckets hold O(1) nodes; see "Costs" at the top of this
- * file for the worst case.
- *
- * Context: any; the caller serialises calls on @q.
- * Return: the removed node, no longer queued, or NULL if @q is empty.
- */
-struct timeq_node *timeq_delete_min(struct timeq *q)
+/* Remove the minimum, move the clock to it, pull a share of head2. */
+struct timeq_node *__timeq_delete_min(struct timeq *q)
 {
 	struct timeq_node *node = q->min;
 
@@ -688,33 +557,14 @@ struct timeq_node *timeq_delete_min(struct timeq *q)
 	tq_find_min(q);
 	return node;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ);
 
-/**
- * timeq_del_less_than - remove every node before a time, then set the clock
- * @q:		the queue
- * @time:	remove nodes with a time < @time; the clock becomes @time
- * @fn:		called on each removed node in order (time, then insertion),
- *		or NULL
- * @arg:	passed to @fn
- *
- * Does nothing if @time <= timeq_now(@q). @time may lie beyond the horizon:
- * the cost is O(1) per node removed and per non-empty list visited through
- * the bitmaps, plus the bucket that becomes current, never the distance
- * jumped.
- *
- * @fn runs with the node already removed and the queue consistent, the
- * clock at the node's time: it may free the node, or insert, delete or
- * update nodes of @q. A node it inserts before @time is removed by this
- * same call, so a callback that always re-inserts before @time never
- * returns.
- *
- * Context: any; the caller serialises calls on @q; @fn runs in the
- * caller's context.
- * Return: the number of nodes removed.
+/*
+ * Remove up to @max nodes before @time in order, calling @fn on each; if
+ * fewer than @max were left before @time, set the clock to @time. @fn runs
+ * with the queue consistent and may change it.
  */
-unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
-				  void *arg)
+unsigned long __timeq_del_less_than(struct timeq *q, u64 time,
+				    unsigned long max, timeq_fn fn, void *arg)
 {
 	unsigned long removed = 0;
 	struct timeq_node *node;
@@ -722,11 +572,20 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 	if (time <= q->now)
 		return 0;
 	while (q->min && q->min->time < time) {
-		node = timeq_delete_min(q);
+		if (removed == max)
+			return removed;
+		node = __timeq_delete_min(q);
 		removed++;
 		if (fn)
 			fn(node, arg);
 	}
+	/*
+	 * The caller that removes one node per call has its @fn run later,
+	 * with the clock still at the node's time: move it on next call.
+	 * (@max = 0 only moves the clock, if nothing is before @time.)
+	 */
+	if (removed && removed == max)
+		return removed;
 	/* @fn may have moved the clock on itself; it never goes back. */
 	if (time > q->now) {
 		tq_advance(q, time);
@@ -735,7 +594,6 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 	}
 	return removed;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ);
 
 /* --- the invariant checker --- */
 
@@ -913,22 +771,13 @@ static int tq_check_array(const struct timeq *q, enum tq_array array,
 	return tq_check_map(map, lists, n, tq_array_name[array], buf, len);
 }
 
-/**
- * timeq_check - verify every invariant of a queue
- * @q:		the queue
- * @buf:	where to describe the first violation found, or NULL
- * @len:	size of @buf
- *
- * Walks every list: each node's owner, window, list and position, the
- * links, the counts, the bitmaps at every level, the cached minimum, the
- * rule that an empty head leaves nothing of the next bucket outside head2
- * and, in builds with %TIMEQ_DEBUG_FIFO, insertion order within each list.
- * O(N + delta + M). For tests; it changes nothing.
- *
- * Context: any; the caller serialises calls on @q.
- * Return: 0 if @q is sound; -EUCLEAN with a description in @buf if not.
+/*
+ * Verify every invariant: each node's owner, window, list and position,
+ * the links, the counts, the bitmaps at every level, the cached minimum,
+ * I4 and, with %TIMEQ_DEBUG_FIFO, insertion order within each list.
+ * O(N + delta + M). Returns 0, or -EUCLEAN with a description in @buf.
  */
-int timeq_check(const struct timeq *q, char *buf, size_t len)
+int __timeq_check(const struct timeq *q, char *buf, size_t len)
 {
 	unsigned long head, head2, buckets, next;
 	struct tq_walk walk = { };
@@ -964,4 +813,3 @@ int timeq_check(const struct timeq *q, char *buf, size_t len)
 				 walk.best ? walk.best->time : 0);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ);

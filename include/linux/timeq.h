@@ -2,31 +2,46 @@
 /*
  * timeq - a two-head calendar queue of timers (Brodnik and Karlsson).
  *
- * The data structure lives in module/queue.c, whose top comment explains
- * the design, the invariants and the cost of every operation. This header
- * is the contract. The queue does no locking of its own:
+ * Three files implement it, each with its design in a top comment:
+ * module/queue.c the data structure (no locking), module/paths.c the fast
+ * and slow paths over it (the locks, the hand-off to the slow path, the
+ * API below), module/clock.c the timer facility (a queue whose times are
+ * CLOCK_MONOTONIC ticks, expired by the module with callbacks).
  *
- *   operation               context              locking
- *   ---------------------   ------------------   ------------------------------
- *   timeq_create()          may sleep with       none: the queue is not yet
- *                           GFP_KERNEL             shared
- *   timeq_destroy()         any                  caller excludes every other user
- *   timeq_insert()          any                  caller serialises all calls
- *   timeq_delete()            "                    on one queue, as for
- *   timeq_update()            "                    lib/timerqueue.c
- *   timeq_delete_min()        "
- *   timeq_del_less_than()     "
- *   timeq_min(), accessors    "
- *   timeq_check()             "
+ *   operation                context                 notes
+ *   ----------------------   ---------------------   -----------------------
+ *   timeq_create(),          may sleep with           returns a queue that
+ *   timeq_create_monotonic()   GFP_KERNEL              is safe to share
+ *   timeq_destroy()          process, may sleep      caller excludes every
+ *                                                      other user of @q
+ *   timeq_insert(),          process context or      the slow side: takes
+ *   timeq_delete(),            any context that        every lock, so calls
+ *   timeq_update(),            may take a _bh          are serialised and
+ *   timeq_delete_min(),        spinlock                never fail for locks
+ *   timeq_del_less_than(),
+ *   timeq_timer_arm(),
+ *   timeq_timer_delete(),
+ *   timeq_check()
+ *   timeq_delete_sync(),     process, may sleep      waits for hand-offs
+ *   timeq_shutdown_sync()                              and callbacks
+ *   timeq_fast_update(),     softirq, or process     the fast path: only
+ *   timeq_fast_min()           context with            tries locks; O(1)
+ *                              preemption or BHs       worst case; never
+ *                              disabled; not hardirq   spins or sleeps
+ *   accessors (inline)       any                     a snapshot unless the
+ *                                                      caller excludes writers
  *
- * None of these allocate except timeq_create(), so none of them can fail
- * for memory.
+ * Nothing allocates but the create calls, so nothing else can fail for
+ * memory.
  */
 #ifndef _LINUX_TIMEQ_H
 #define _LINUX_TIMEQ_H
 
 #include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 /**
  * struct timeq_node - an element of a timeq, embedded in the caller's object
@@ -54,6 +69,48 @@ struct timeq_node {
 
 /* Set in timeq_node.owner while the node is in head or head2. */
 #define TIMEQ_NODE_IN_HEAD	1UL
+
+struct timeq_timer;
+struct timeq_clock;
+
+/**
+ * typedef timeq_timer_fn - a timer's callback, run when it expires
+ * @timer:	the timer, no longer queued; the callback may re-arm it
+ *
+ * Runs in process context (the module's workqueue) on a queue from
+ * timeq_create_monotonic(), and may sleep.
+ */
+typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
+
+/**
+ * struct timeq_timer - a node that takes fast updates, and a callback
+ * @node:	the node queued for the timer
+ * @handoff:	link in the queue's list of requests for the slow path
+ * @want:	the time of the latest request handed off
+ * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
+ * @fn:		the callback, for queues from timeq_create_monotonic()
+ *
+ * A fast update that cannot be applied at once is handed to the slow path
+ * in the timer itself, so handing off never allocates and never fails; a
+ * bare &struct timeq_node stays at 32 bytes for callers that need no fast
+ * path. A timer is used with one queue at a time. Initialise it with
+ * timeq_timer_init(); fields are private to module/paths.c and clock.c.
+ */
+struct timeq_timer {
+	struct timeq_node	node;
+	struct llist_node	handoff;
+	u64			want;
+	unsigned long		flags;
+	timeq_timer_fn		fn;
+};
+
+/* Bits of timeq_timer.flags. */
+#define TIMEQ_TIMER_PENDING	0	/* a request is handed off */
+#define TIMEQ_TIMER_SHUTDOWN	1	/* refuses to be armed */
+
+/* What timeq_fast_update() did, when it did not fail. */
+#define TIMEQ_APPLIED		0
+#define TIMEQ_DEFERRED		1
 
 /*
  * Bounds on the shape of a queue: at most 2^20 lists in each of the head
@@ -103,8 +160,16 @@ struct timeq_head {
  * @delta_shift: log2 of the bucket width delta
  * @buckets_shift: log2 of the number of buckets M
  * @seq:	insertions so far (with %TIMEQ_DEBUG_FIFO only)
+ * @head_lock:	guards @now, @min, @count, @head and the time and owner of
+ *		every node; every operation takes it first
+ * @head2_lock:	guards @head2
+ * @bucket_lock: guards @buckets, @bucket_map and @bucket_count
+ * @handoffs:	fast updates waiting for the slow path
+ * @work:	the slow path: applies @handoffs, expires due timers
+ * @clock:	the timer facility's state, or NULL for a plain queue
  *
- * Private to module/queue.c but for the accessors below.
+ * Private to module/ but for the accessors below. The locks are always
+ * taken in the order above (module/paths.c says who takes which).
  */
 struct timeq {
 	u64			now;
@@ -121,6 +186,12 @@ struct timeq {
 #ifdef TIMEQ_DEBUG_FIFO
 	u64			seq;
 #endif
+	spinlock_t		head_lock;	/* now, min, count, head, nodes */
+	spinlock_t		head2_lock;	/* head2 */
+	spinlock_t		bucket_lock;	/* buckets and their bookkeeping */
+	struct llist_head	handoffs;
+	struct work_struct	work;
+	struct timeq_clock	*clock;
 };
 
 /**
@@ -140,7 +211,19 @@ int timeq_update(struct timeq *q, struct timeq_node *node, u64 time);
 struct timeq_node *timeq_delete_min(struct timeq *q);
 unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 				  void *arg);
-int timeq_check(const struct timeq *q, char *buf, size_t len);
+int timeq_check(struct timeq *q, char *buf, size_t len);
+
+int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
+int timeq_fast_min(struct timeq *q, u64 *time);
+int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time);
+int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer);
+int timeq_delete_sync(struct timeq *q, struct timeq_timer *timer);
+int timeq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);
+
+struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
+				     unsigned int delta, unsigned int nbuckets,
+				     gfp_t gfp);
+u64 timeq_clock_ticks(const struct timeq *q);
 
 /**
  * timeq_node_init - prepare a node for its first insertion
@@ -156,28 +239,49 @@ static inline void timeq_node_init(struct timeq_node *node)
 }
 
 /**
+ * timeq_timer_init - prepare a timer for its first use
+ * @timer:	the timer
+ * @fn:		its callback, or NULL on a plain queue
+ *
+ * Also re-enables a timer after timeq_shutdown_sync().
+ *
+ * Context: any; @timer must not be in use.
+ */
+static inline void timeq_timer_init(struct timeq_timer *timer,
+				    timeq_timer_fn fn)
+{
+	timeq_node_init(&timer->node);
+	timer->handoff.next = NULL;
+	timer->want = 0;
+	timer->flags = 0;
+	timer->fn = fn;
+}
+
+/**
  * timeq_node_queued - whether a node is in a queue
  * @node:	an initialised node
  *
- * Context: any; serialised with the queue's writers.
+ * Context: any. Unless the caller excludes the queue's writers, the answer
+ * is a snapshot that may already be out of date.
  * Return: true while @node is in some queue.
  */
 static inline bool timeq_node_queued(const struct timeq_node *node)
 {
-	return node->owner != 0;
+	return READ_ONCE(node->owner) != 0;
 }
 
 /**
  * timeq_node_time - the time of a node
  * @node:	an initialised node
  *
- * Context: any; serialised with the queue's writers.
+ * Context: any. Unless the caller excludes the queue's writers, the answer
+ * is a snapshot that may already be out of date.
  * Return: the time @node was last inserted or updated to; meaningful only
  * while timeq_node_queued(), or in the callback of timeq_del_less_than().
  */
 static inline u64 timeq_node_time(const struct timeq_node *node)
 {
-	return node->time;
+	return READ_ONCE(node->time);
 }
 
 /**
@@ -186,38 +290,41 @@ static inline u64 timeq_node_time(const struct timeq_node *node)
  *
  * O(1) worst case: the queue keeps its minimum at hand.
  *
- * Context: any; serialised with the queue's writers.
+ * Context: any. Unless the caller excludes the queue's writers, the answer
+ * is a snapshot that may already be out of date.
  * Return: the node with the smallest time, the first inserted among equal
  * times, or NULL if @q is empty. The node stays queued.
  */
 static inline struct timeq_node *timeq_min(const struct timeq *q)
 {
-	return q->min;
+	return READ_ONCE(q->min);
 }
 
 /**
  * timeq_now - the clock of a queue
  * @q:		the queue
  *
- * Context: any; serialised with the queue's writers.
+ * Context: any. Unless the caller excludes the queue's writers, the answer
+ * is a snapshot that may already be out of date.
  * Return: the current time of @q in ticks. Every queued time lies in
  * [timeq_now(), timeq_now() + horizon).
  */
 static inline u64 timeq_now(const struct timeq *q)
 {
-	return q->now;
+	return READ_ONCE(q->now);
 }
 
 /**
  * timeq_count - the number of nodes in a queue
  * @q:		the queue
  *
- * Context: any; serialised with the queue's writers.
+ * Context: any. Unless the caller excludes the queue's writers, the answer
+ * is a snapshot that may already be out of date.
  * Return: how many nodes are queued in @q.
  */
 static inline unsigned long timeq_count(const struct timeq *q)
 {
-	return q->count;
+	return READ_ONCE(q->count);
 }
 
 #endif /* _LINUX_TIMEQ_H */

@@ -6,6 +6,7 @@
 
 long compat_allocations;
 long compat_fail_countdown;
+struct workqueue_struct *timeq_wq;
 
 static void *compat_alloc(size_t size)
 {

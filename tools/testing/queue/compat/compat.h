@@ -7,12 +7,21 @@
  *
  * Allocations go through compat.c, which counts them (a test fails if any
  * is left at the end) and can be told to fail the next one.
+ *
+ * For module/paths.c, the concurrency layer: spinlocks are pthread
+ * spinlocks that know their owner (so lockdep_assert_held() is a real
+ * check), and READ_ONCE(), WRITE_ONCE(), the atomic bit operations and the
+ * llist are GCC __atomic builtins, which ThreadSanitizer understands. A
+ * work item is a flag; the test that owns the "workqueue" runs it with
+ * compat_run_work().
  */
 #ifndef TIMEQ_COMPAT_H
 #define TIMEQ_COMPAT_H
 
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -160,5 +169,177 @@ static inline bool list_empty(const struct list_head *head)
 	     n = list_entry(pos->member.next, __typeof__(*pos), member);	\
 	     &pos->member != (head);					\
 	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+
+/* <linux/compiler.h>, <linux/minmax.h> */
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define U64_MAX			(~0ULL)
+#define __acquires(x)
+#define __releases(x)
+#define __must_hold(x)
+
+/* <linux/preempt.h>, <linux/kernel.h>: a thread is never preempted here */
+#define preempt_disable()	do { } while (0)
+#define preempt_enable()	do { } while (0)
+#define might_sleep()		do { } while (0)
+#define cpu_relax()		sched_yield()
+
+/* <asm/bitops.h>: atomic bit operations, fully ordered when they return */
+static inline void set_bit(long nr, unsigned long *addr)
+{
+	__atomic_fetch_or(addr, 1UL << nr, __ATOMIC_SEQ_CST);
+}
+
+static inline void clear_bit(long nr, unsigned long *addr)
+{
+	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_SEQ_CST);
+}
+
+static inline bool test_and_set_bit(long nr, unsigned long *addr)
+{
+	return __atomic_fetch_or(addr, 1UL << nr, __ATOMIC_SEQ_CST) &
+	       (1UL << nr);
+}
+
+static inline bool test_bit(long nr, const unsigned long *addr)
+{
+	return __atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << nr);
+}
+
+#define smp_mb__after_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* <linux/spinlock.h>, <linux/lockdep.h> */
+typedef struct {
+	pthread_spinlock_t	lock;
+	unsigned long		owner;	/* pthread_self() of the holder, or 0 */
+} spinlock_t;
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	pthread_spin_init(&l->lock, PTHREAD_PROCESS_PRIVATE);
+	l->owner = 0;
+}
+
+static inline void compat_spin_owned(spinlock_t *l)
+{
+	__atomic_store_n(&l->owner, (unsigned long)pthread_self(),
+			 __ATOMIC_RELAXED);
+}
+
+static inline void spin_lock(spinlock_t *l)
+{
+	pthread_spin_lock(&l->lock);
+	compat_spin_owned(l);
+}
+
+static inline bool spin_trylock(spinlock_t *l)
+{
+	if (pthread_spin_trylock(&l->lock))
+		return false;
+	compat_spin_owned(l);
+	return true;
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	__atomic_store_n(&l->owner, 0UL, __ATOMIC_RELAXED);
+	pthread_spin_unlock(&l->lock);
+}
+
+#define spin_lock_bh(l)		spin_lock(l)
+#define spin_unlock_bh(l)	spin_unlock(l)
+#define lockdep_assert_held(l) \
+	assert(__atomic_load_n(&(l)->owner, __ATOMIC_RELAXED) == \
+	       (unsigned long)pthread_self())
+
+/* <linux/llist.h>: a lock-free singly linked stack */
+struct llist_node {
+	struct llist_node *next;
+};
+
+struct llist_head {
+	struct llist_node *first;
+};
+
+static inline void init_llist_head(struct llist_head *list)
+{
+	list->first = NULL;
+}
+
+static inline bool llist_add(struct llist_node *node, struct llist_head *head)
+{
+	struct llist_node *first = __atomic_load_n(&head->first,
+						   __ATOMIC_RELAXED);
+
+	do {
+		node->next = first;
+	} while (!__atomic_compare_exchange_n(&head->first, &first, node, true,
+					      __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	return !first;
+}
+
+static inline struct llist_node *llist_del_all(struct llist_head *head)
+{
+	return __atomic_exchange_n(&head->first, NULL, __ATOMIC_SEQ_CST);
+}
+
+static inline struct llist_node *llist_reverse_order(struct llist_node *node)
+{
+	struct llist_node *reversed = NULL, *next;
+
+	while (node) {
+		next = node->next;
+		node->next = reversed;
+		reversed = node;
+		node = next;
+	}
+	return reversed;
+}
+
+#define llist_entry(ptr, type, member)	container_of(ptr, type, member)
+#define compat_llist_entry(node, type, member) ({			\
+	struct llist_node *__node = (node);				\
+	__node ? llist_entry(__node, type, member) : NULL;		\
+})
+#define llist_for_each_entry_safe(pos, n, node, member)			\
+	for (pos = compat_llist_entry(node, __typeof__(*pos), member);	\
+	     pos && (n = compat_llist_entry(pos->member.next,		\
+					    __typeof__(*pos), member), 1); \
+	     pos = n)
+
+/* <linux/workqueue.h>: a work item is a flag its owner polls */
+struct workqueue_struct;
+extern struct workqueue_struct *timeq_wq;
+
+struct work_struct {
+	void	(*func)(struct work_struct *work);
+	int	pending;
+};
+
+#define INIT_WORK(w, f)	do { (w)->func = (f); (w)->pending = 0; } while (0)
+
+static inline bool queue_work(struct workqueue_struct *wq,
+			      struct work_struct *work)
+{
+	(void)wq;
+	return !__atomic_exchange_n(&work->pending, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline bool cancel_work_sync(struct work_struct *work)
+{
+	return __atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Run @work if it is queued, as a worker would; true if it ran. */
+static inline bool compat_run_work(struct work_struct *work)
+{
+	if (!__atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST))
+		return false;
+	work->func(work);
+	return true;
+}
 
 #endif /* TIMEQ_COMPAT_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What paths.c (the locks, the fast and slow paths) and clock.c (the timer
+ * facility) call of each other. Only queues from timeq_create_monotonic()
+ * have a clock, and paths.c calls the tq_clock_* hooks only for those, so
+ * the userspace build of paths.c links stubs of them.
+ */
+#ifndef _TIMEQ_PATHS_H
+#define _TIMEQ_PATHS_H
+
+#include <linux/timeq.h>
+
+/* The module's workqueue, which runs every queue's slow path (main.c). */
+extern struct workqueue_struct *timeq_wq;
+
+void tq_lock(struct timeq *q)
+	__acquires(&q->head_lock) __acquires(&q->head2_lock)
+	__acquires(&q->bucket_lock);
+void tq_unlock(struct timeq *q)
+	__releases(&q->bucket_lock) __releases(&q->head2_lock)
+	__releases(&q->head_lock);
+void tq_take(struct timeq_node *node, void *arg);
+
+/* clock.c; paths.c calls these only when q->clock is set. */
+void tq_clock_changed(struct timeq *q);
+void tq_clock_catch_up(struct timeq *q);
+void tq_clock_expire(struct timeq *q);
+bool tq_clock_running(struct timeq *q, struct timeq_timer *timer);
+void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
+void tq_clock_stop(struct timeq *q);
+
+#endif /* _TIMEQ_PATHS_H */

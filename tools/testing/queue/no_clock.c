@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The userspace build has no CLOCK_MONOTONIC facility (module/clock.c needs
+ * hrtimers): it creates plain queues only, whose q->clock is NULL, so
+ * module/paths.c never calls these.
+ */
+#include <stdlib.h>
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+#include "compat.h"
+#include "../../../module/paths.h"
+
+static void no_clock(void)
+{
+	fprintf(stderr, "module/clock.c called in a userspace build\n");
+	abort();
+}
+
+void tq_clock_changed(struct timeq *q)
+{
+	no_clock();
+}
+
+void tq_clock_catch_up(struct timeq *q)
+{
+	no_clock();
+}
+
+void tq_clock_expire(struct timeq *q)
+{
+	no_clock();
+}
+
+bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
+{
+	no_clock();
+	return false;
+}
+
+void tq_clock_wait(struct timeq *q, struct timeq_timer *timer)
+{
+	no_clock();
+}
+
+void tq_clock_stop(struct timeq *q)
+{
+	no_clock();
+}
