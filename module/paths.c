@@ -542,6 +542,9 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	int ret;
 
+	/* A request is pending: this one joins it, without touching a lock. */
+	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		goto defer;
 	if (!spin_trylock(&q->head_lock))
 		goto defer;
 	if (!spin_trylock(&q->head2_lock))

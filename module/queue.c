@@ -509,6 +509,9 @@ int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 	node->time = time;
 	tq_link(q, node);
 	q->count++;
+#ifdef TIMEQ_DEBUG_FIFO
+	q->inserted++;
+#endif
 	if (!q->min || time < q->min->time)
 		q->min = node;
 	return 0;

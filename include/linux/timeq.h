@@ -159,7 +159,10 @@ struct timeq_head {
  * @bucket_count: the number of nodes in each of @buckets
  * @delta_shift: log2 of the bucket width delta
  * @buckets_shift: log2 of the number of buckets M
- * @seq:	insertions so far (with %TIMEQ_DEBUG_FIFO only)
+ * @seq:	links so far, by insertion or update (with %TIMEQ_DEBUG_FIFO
+ *		only)
+ * @inserted:	insertions so far (with %TIMEQ_DEBUG_FIFO only): tests
+ *		account for every element with it
  * @head_lock:	guards @now, @min, @count, @head and the time and owner of
  *		every node; every operation takes it first
  * @head2_lock:	guards @head2
@@ -185,6 +188,7 @@ struct timeq {
 	unsigned int		buckets_shift;
 #ifdef TIMEQ_DEBUG_FIFO
 	u64			seq;
+	u64			inserted;
 #endif
 	spinlock_t		head_lock;	/* now, min, count, head, nodes */
 	spinlock_t		head2_lock;	/* head2 */

@@ -8,16 +8,18 @@
 #
 #   queue-*       module/queue.c in userspace: the KUnit suite through a
 #                 stand-in, the long differential run under ASan+UBSan,
-#                 under valgrind, built for i386, and libFuzzer
-#                 (tools/testing/queue)
+#                 under valgrind, built for i386, and libFuzzer; and
+#                 module/paths.c with fast and slow threads under
+#                 ThreadSanitizer (tools/testing/queue)
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
 #                 built once and cached outside the tree, the KUnit suites
-#                 booted in it under qemu; the stock 6.12, 6.12-rt and 6.1
-#                 kernels booted with timeq and its smoke test; and the
-#                 bench's own self-test, which plants each kind of failure
-#                 and expects the bench to report it (tools/testing/vm)
+#                 (timeq_queue, timeq_paths) booted in it under qemu; the
+#                 stock 6.12, 6.12-rt and 6.1 kernels booted with timeq and
+#                 its smoke test; and the bench's own self-test, which
+#                 plants each kind of failure and expects the bench to
+#                 report it (tools/testing/vm)
 #
 # TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing; TIMEQ_CHECK_VM=0 skips
 # the vm-* suites (quick local runs; CI runs everything).
@@ -72,6 +74,7 @@ queue() {
 	suite queue-sanitizers tools/testing/queue/run.sh san
 	suite queue-valgrind tools/testing/queue/run.sh valgrind
 	suite queue-m32 tools/testing/queue/run.sh m32
+	suite queue-paths-tsan tools/testing/queue/run.sh tsan
 	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
 }
 
@@ -84,7 +87,8 @@ vm() {
 	step vm-modules tools/testing/build-module.sh "$kdir" "$debug" \
 		TIMEQ_KUNIT=y TIMEQ_DEBUG=y || return
 	suite vm-kunit "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
-		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" --kunit timeq_queue
+		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" \
+		--kunit timeq_queue --kunit timeq_paths
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
 	for series in 6.12 6.12-rt 6.1; do
 		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run one suite of the userspace data-structure tests; each prints TAP.
+# Run one suite of the userspace tests; each prints TAP.
 #
 #   run.sh san        the full differential run and directed tests, ASan+UBSan
 #   run.sh valgrind   a shorter run of the same under valgrind memcheck, with
 #                     the production node layout (no TIMEQ_DEBUG_FIFO)
 #   run.sh m32        the same run, shorter, built for i386 (32-bit words)
 #   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
+#   run.sh tsan       module/paths.c: fast and slow threads on one queue,
+#                     under ThreadSanitizer (any report fails the run)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +27,10 @@ valgrind)
 	;;
 m32)
 	exec "$out/test_queue_32" --seeds 6 --ops 5000
+	;;
+tsan)
+	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
+	exec "$out/stress_paths_tsan" --fast 500000 --threads 2
 	;;
 fuzz)
 	seconds=${2:-60}
@@ -44,7 +50,7 @@ fuzz)
 	echo "1..1"
 	;;
 *)
-	echo "usage: $0 san|valgrind|m32|fuzz [seconds]" >&2
+	echo "usage: $0 san|valgrind|m32|tsan|fuzz [seconds]" >&2
 	exit 2
 	;;
 esac

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the fast and slow paths (module/paths.c) and the timer
+ * facility (module/clock.c), in the kernel only: they need softirqs.
+ *
+ *  - Directed cases: when the fast path applies and when it defers, the
+ *    latest of two deferred updates winning, a pending request never being
+ *    overtaken, fast_min under a held lock, every error code.
+ *  - The stress case: tasklets, hrtimer and timer_list softirq callbacks on
+ *    every CPU call timeq_fast_update() and timeq_fast_min() as fast as they
+ *    can on a clocked queue. Meanwhile this thread arms, deletes, checks the
+ *    invariants under the locks, and frees timers with timeq_delete_sync()
+ *    while hand-offs and callbacks are in flight (KASAN sees any later use).
+ *    The expiry runs callbacks. At the end every insertion is accounted for
+ *    exactly once, as a callback or a deletion.
+ *  - The facility: no callback early, a storm larger than the expiry budget
+ *    all delivered, a self-re-arming timer stopped by timeq_shutdown_sync().
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timeq.h>
+#include <linux/timer.h>
+
+static void destroy_queue(void *q)
+{
+	timeq_destroy(q);
+}
+
+static struct timeq *plain_queue(struct kunit *test, u64 now, u64 horizon,
+				 unsigned int delta, unsigned int nbuckets)
+{
+	struct timeq *q = timeq_create(now, horizon, delta, nbuckets, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, destroy_queue, q), 0);
+	return q;
+}
+
+static void check(struct kunit *test, struct timeq *q)
+{
+	char why[128] = "";
+
+	KUNIT_EXPECT_EQ_MSG(test, timeq_check(q, why, sizeof(why)), 0, "%s", why);
+}
+
+/* --- directed cases on a plain queue: delta 16, M 16, now 0 --- */
+
+static void paths_test_applied(struct kunit *test)
+{
+	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_timer a, b;
+	u64 t;
+
+	timeq_timer_init(&a, NULL);
+	timeq_timer_init(&b, NULL);
+	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), -ENOENT);
+	/* An insert into the current bucket, then into the next one. */
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 5), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 20), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, 5);
+	/* A move across the two buckets; the minimum follows. */
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 3), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, 3);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 31), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 31);
+	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, t, 5);
+	/* A time already past means the clock. */
+	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(q), &a.node);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 1), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 5);
+	check(test, q);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 1);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &b), 1);
+}
+
+static void paths_test_deferred(struct kunit *test)
+{
+	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_node n1, n2;
+	struct timeq_timer a, b;
+
+	timeq_timer_init(&a, NULL);
+	timeq_timer_init(&b, NULL);
+	timeq_node_init(&n1);
+	timeq_node_init(&n2);
+	/* Beyond the next bucket: handed off, applied by the slow path. */
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 100), TIMEQ_DEFERRED);
+	flush_work(&q->work);
+	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&a.node));
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 100);
+	/* From a far bucket to a near time: deferred too. */
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 2), TIMEQ_DEFERRED);
+	flush_work(&q->work);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 2);
+
+	/*
+	 * Emptying head while the calendar still holds part of the next
+	 * bucket would cost a pull: deferred. n1 and n2 go to bucket list 2
+	 * and b to head2. Moving the clock into bucket 1 makes b the head and
+	 * pulls a share of bucket 2 (one node) into head2, leaving the other
+	 * in the calendar.
+	 */
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 1);
+	KUNIT_EXPECT_EQ(test, timeq_insert(q, &n1, 40), 0);
+	KUNIT_EXPECT_EQ(test, timeq_insert(q, &n2, 41), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 20), 0);
+	KUNIT_EXPECT_EQ(test, timeq_del_less_than(q, 16, NULL, NULL), 0);
+	check(test, q);
+	/* Within head: applied. */
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 21), TIMEQ_APPLIED);
+	/* Out of head, leaving it empty: deferred. */
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 37), TIMEQ_DEFERRED);
+	flush_work(&q->work);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 37);
+	check(test, q);
+	KUNIT_EXPECT_EQ(test, timeq_delete(q, &n1), 0);
+	KUNIT_EXPECT_EQ(test, timeq_delete(q, &n2), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &b), 1);
+}
+
+static void paths_test_latest_wins(struct kunit *test)
+{
+	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_timer a;
+	u64 t;
+
+	timeq_timer_init(&a, NULL);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 3), 0);
+	/* With head_lock taken, the fast path cannot even read the minimum. */
+	spin_lock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 7), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 9), TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->head_lock);
+	flush_work(&q->work);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 1);
+	/*
+	 * The locks are free, but a request is pending (planted here, as if
+	 * the slow path had not run yet): this update must follow it.
+	 */
+	set_bit(TIMEQ_TIMER_PENDING, &a.flags);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 11), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(a.want), 11);
+	clear_bit(TIMEQ_TIMER_PENDING, &a.flags);
+
+	/* A slow-side arm applies what is pending first, then its own time. */
+	spin_lock_bh(&q->bucket_lock);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 13), TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->bucket_lock);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 4), 0);
+	flush_work(&q->work);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 4);
+	check(test, q);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 1);
+}
+
+static void paths_test_errors(struct kunit *test)
+{
+	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq *other = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_timer a, b;
+	struct timeq_node n;
+
+	timeq_timer_init(&a, NULL);
+	timeq_timer_init(&b, NULL);
+	timeq_node_init(&n);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 256), -ERANGE);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 256), -ERANGE);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&a.node));
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(other, &a, 1), 0);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 0);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &a), 1);
+
+	/* Shut down: every way of arming refuses, until re-initialised. */
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 1), 0);
+	KUNIT_EXPECT_EQ(test, timeq_shutdown_sync(q, &b), 1);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 1), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 100), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 1), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	timeq_timer_init(&b, NULL);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 1), TIMEQ_APPLIED);
+	/* A pending request is dropped by a shutdown. */
+	spin_lock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 90), TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, timeq_shutdown_sync(q, &b), 1);
+	flush_work(&q->work);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&b.node));
+
+	/* A clocked queue holds timers only. */
+	KUNIT_EXPECT_PTR_EQ(test, timeq_create_monotonic(0, 100, 0, 0, GFP_KERNEL),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_PTR_EQ(test, timeq_create_monotonic(1ULL << 30, 1ULL << 40,
+							 0, 0, GFP_KERNEL),
+			    ERR_PTR(-EINVAL));
+}
+
+static void paths_test_clock_rejects_nodes(struct kunit *test)
+{
+	struct timeq *q = timeq_create_monotonic(1000, 1 << 16, 0, 0, GFP_KERNEL);
+	struct timeq_node n;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, destroy_queue, q), 0);
+	timeq_node_init(&n);
+	KUNIT_EXPECT_EQ(test, timeq_insert(q, &n, timeq_now(q)), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&n));
+}
+
+/* --- the facility --- */
+
+#define CLOCK_GRAN	1000		/* ns per tick */
+#define CLOCK_HORIZON	(1 << 20)	/* ticks: about a second */
+
+struct clock_timer {
+	struct timeq_timer	timer;
+	struct timeq		*q;
+	struct completion	*done;
+	atomic_t		*left;
+	atomic_t		*early;
+	int			fired;
+	int			rearm;	/* times the callback re-arms itself */
+};
+
+static void clock_fn(struct timeq_timer *timer)
+{
+	struct clock_timer *ct = container_of(timer, struct clock_timer, timer);
+	u64 due = timeq_node_time(&timer->node) * CLOCK_GRAN;
+
+	if (ktime_get_ns() < due)
+		atomic_inc(ct->early);
+	ct->fired++;
+	if (ct->rearm) {
+		ct->rearm--;
+		/* Refused with -ESHUTDOWN once the test shuts it down. */
+		timeq_timer_arm(ct->q, timer, timeq_clock_ticks(ct->q));
+		return;
+	}
+	if (atomic_dec_and_test(ct->left))
+		complete(ct->done);
+}
+
+static struct timeq *clock_queue(struct kunit *test)
+{
+	struct timeq *q = timeq_create_monotonic(CLOCK_GRAN, CLOCK_HORIZON, 0,
+						 0, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, destroy_queue, q), 0);
+	return q;
+}
+
+/* @n timers, half armed by the slow side and half by the fast path. */
+static void clock_run(struct kunit *test, unsigned int n, u64 spread)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct timeq *q = clock_queue(test);
+	atomic_t left = ATOMIC_INIT(n), early = ATOMIC_INIT(0);
+	struct clock_timer *ct;
+	unsigned int i;
+	u64 t;
+
+	ct = kunit_kcalloc(test, n, sizeof(*ct), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	for (i = 0; i < n; i++) {
+		timeq_timer_init(&ct[i].timer, clock_fn);
+		ct[i].q = q;
+		ct[i].done = &done;
+		ct[i].left = &left;
+		ct[i].early = &early;
+		t = timeq_clock_ticks(q) + (spread ? get_random_u64() % spread : 0);
+		if (i % 2) {
+			KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &ct[i].timer, t), 0);
+		} else {
+			local_bh_disable();
+			KUNIT_EXPECT_GE(test, timeq_fast_update(q, &ct[i].timer, t), 0);
+			local_bh_enable();
+		}
+	}
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, ct[i].fired, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	kunit_info(test, "%u timers over %llu us: every one fired once, none early\n",
+		   n, spread * CLOCK_GRAN / 1000);
+}
+
+static void paths_test_clock_never_early(struct kunit *test)
+{
+	clock_run(test, 400, 50 * 1000);	/* 50 ms */
+}
+
+static void paths_test_clock_storm(struct kunit *test)
+{
+	clock_run(test, 2000, 0);	/* all due at once: 31 budgets' worth */
+}
+
+static void paths_test_clock_shutdown(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct timeq *q = clock_queue(test);
+	atomic_t left = ATOMIC_INIT(1), early = ATOMIC_INIT(0);
+	struct clock_timer *ct;
+
+	ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	timeq_timer_init(&ct->timer, clock_fn);
+	ct->q = q;
+	ct->done = &done;
+	ct->left = &left;
+	ct->early = &early;
+	ct->rearm = INT_MAX;	/* re-arms itself for the current tick, forever */
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
+	while (READ_ONCE(ct->fired) < 20)
+		msleep(1);
+	timeq_shutdown_sync(q, &ct->timer);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&ct->timer.node));
+	KUNIT_EXPECT_FALSE(test, test_bit(TIMEQ_TIMER_PENDING, &ct->timer.flags));
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)),
+			-ESHUTDOWN);
+}
+
+/* --- the stress case --- */
+
+#define STRESS_TIMERS	2048
+#define STRESS_GROUP	16	/* timers freed per grace period */
+#define STRESS_BATCH	32
+#define STRESS_FAST	1000000UL	/* fast-path calls, at least */
+#define STRESS_SECONDS	240
+
+struct stress;
+
+/* A timer of the stress, freed and replaced while the paths run. */
+struct stress_timer {
+	struct timeq_timer	timer;
+	struct stress		*s;
+};
+
+/* One CPU's softirq sources; only softirqs of that CPU touch it. */
+struct stress_cpu {
+	struct stress		*s;
+	struct hrtimer		hrtimer;
+	struct tasklet_struct	tasklet;
+	struct timer_list	timer;
+	unsigned long		applied, deferred, refused;
+	unsigned long		min_found, min_empty, min_busy;
+	u32			rand;
+};
+
+struct stress {
+	struct timeq			*q;
+	struct stress_timer __rcu	*slot[STRESS_TIMERS];
+	struct stress_cpu		*cpu;
+	bool				stop;
+	atomic_long_t			fired;
+	unsigned long			deleted;
+};
+
+static u32 stress_rand(struct stress_cpu *sc)
+{
+	/* xorshift32: cheap enough for softirq, per CPU. */
+	sc->rand ^= sc->rand << 13;
+	sc->rand ^= sc->rand >> 17;
+	sc->rand ^= sc->rand << 5;
+	return sc->rand;
+}
+
+/*
+ * A time for a fast update: mostly within the current and next bucket of
+ * the queue's clock (the case the fast path applies), sometimes far.
+ */
+static u64 stress_time(struct timeq *q, u32 r)
+{
+	u64 now = timeq_now(q);
+
+	if (r % 8 == 0)
+		return now + (r >> 3) % (CLOCK_HORIZON / 2);
+	return now + (r >> 3) % 2048;
+}
+
+static void stress_fast(struct stress_cpu *sc)
+{
+	struct stress *s = sc->s;
+	struct stress_timer *st;
+	unsigned int i;
+	u32 r;
+	u64 t;
+	int ret;
+
+	for (i = 0; i < STRESS_BATCH && !READ_ONCE(s->stop); i++) {
+		r = stress_rand(sc);
+		rcu_read_lock();
+		st = rcu_dereference(s->slot[r % STRESS_TIMERS]);
+		if (st) {
+			ret = timeq_fast_update(s->q, &st->timer,
+						stress_time(s->q, r / STRESS_TIMERS));
+			if (ret == TIMEQ_APPLIED)
+				sc->applied++;
+			else if (ret == TIMEQ_DEFERRED)
+				sc->deferred++;
+			else
+				sc->refused++;
+		}
+		rcu_read_unlock();
+		ret = timeq_fast_min(s->q, &t);
+		if (!ret)
+			sc->min_found++;
+		else if (ret == -ENOENT)
+			sc->min_empty++;
+		else
+			sc->min_busy++;
+	}
+}
+
+static void stress_tasklet(struct tasklet_struct *t)
+{
+	struct stress_cpu *sc = from_tasklet(sc, t, tasklet);
+
+	stress_fast(sc);
+}
+
+static enum hrtimer_restart stress_hrtimer(struct hrtimer *hrtimer)
+{
+	struct stress_cpu *sc = container_of(hrtimer, struct stress_cpu, hrtimer);
+
+	stress_fast(sc);
+	if (READ_ONCE(sc->s->stop))
+		return HRTIMER_NORESTART;
+	tasklet_schedule(&sc->tasklet);
+	hrtimer_forward_now(hrtimer, ns_to_ktime(20 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void stress_timer_fn(struct timer_list *timer)
+{
+	struct stress_cpu *sc = from_timer(sc, timer, timer);
+
+	stress_fast(sc);
+	if (!READ_ONCE(sc->s->stop))
+		mod_timer(timer, jiffies + 1);
+}
+
+/* Runs on each CPU in turn, by IPI: start that CPU's sources pinned. */
+static void stress_start_cpu(void *arg)
+{
+	struct stress_cpu *sc = arg;
+
+	hrtimer_start(&sc->hrtimer, ns_to_ktime(20 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_SOFT);
+	mod_timer(&sc->timer, jiffies + 1);
+}
+
+/* The expiry's callback, on the workqueue. */
+static void stress_fire(struct timeq_timer *timer)
+{
+	struct stress_timer *st = container_of(timer, struct stress_timer, timer);
+
+	atomic_long_inc(&st->s->fired);
+}
+
+static struct stress_timer *stress_new_timer(struct stress *s)
+{
+	struct stress_timer *st = kzalloc(sizeof(*st), GFP_KERNEL);
+
+	if (st) {
+		timeq_timer_init(&st->timer, stress_fire);
+		st->s = s;
+	}
+	return st;
+}
+
+/*
+ * Free the timers of slots [@from, @from + STRESS_GROUP) and put new ones
+ * there: unpublish, wait out every softirq that may hold a pointer (so no
+ * new fast update can start), then timeq_delete_sync() or
+ * timeq_shutdown_sync() must leave no hand-off and no callback behind
+ * before kfree() (KASAN would see a later use).
+ */
+static int stress_replace(struct stress *s, unsigned int from, bool shutdown)
+{
+	struct stress_timer *old[STRESS_GROUP];
+	unsigned int i;
+
+	for (i = 0; i < STRESS_GROUP; i++) {
+		old[i] = rcu_dereference_protected(s->slot[from + i], true);
+		RCU_INIT_POINTER(s->slot[from + i], NULL);
+	}
+	synchronize_rcu();
+	for (i = 0; i < STRESS_GROUP; i++) {
+		if (shutdown)
+			s->deleted += timeq_shutdown_sync(s->q, &old[i]->timer);
+		else
+			s->deleted += timeq_delete_sync(s->q, &old[i]->timer);
+		kfree(old[i]);
+		old[i] = stress_new_timer(s);
+		if (!old[i])
+			return -ENOMEM;
+		rcu_assign_pointer(s->slot[from + i], old[i]);
+	}
+	return 0;
+}
+
+static void paths_test_stress(struct kunit *test)
+{
+	unsigned long fast = 0, applied = 0, deferred = 0, refused = 0;
+	unsigned long min_found = 0, min_empty = 0, min_busy = 0;
+	unsigned long ops = 0, checks = 0, replaced = 0, deadline;
+	u64 inserted = 0;
+	struct stress_timer *st;
+	struct stress *s;
+	char why[128];
+	unsigned int i, cpu;
+	u32 r;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->cpu);
+	s->q = timeq_create_monotonic(CLOCK_GRAN, CLOCK_HORIZON, 0, 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->q);
+	for (i = 0; i < STRESS_TIMERS; i++) {
+		st = stress_new_timer(s);
+		KUNIT_ASSERT_NOT_NULL(test, st);
+		RCU_INIT_POINTER(s->slot[i], st);
+	}
+
+	for_each_online_cpu(cpu) {
+		struct stress_cpu *sc = &s->cpu[cpu];
+
+		sc->s = s;
+		sc->rand = get_random_u32() | 1;
+		hrtimer_init(&sc->hrtimer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_SOFT);
+		sc->hrtimer.function = stress_hrtimer;
+		tasklet_setup(&sc->tasklet, stress_tasklet);
+		timer_setup(&sc->timer, stress_timer_fn, TIMER_PINNED);
+		smp_call_function_single(cpu, stress_start_cpu, sc, true);
+	}
+
+	deadline = jiffies + STRESS_SECONDS * HZ;
+	while (time_before(jiffies, deadline)) {
+		fast = 0;
+		for_each_online_cpu(cpu)
+			fast += READ_ONCE(s->cpu[cpu].applied) +
+				READ_ONCE(s->cpu[cpu].deferred) +
+				READ_ONCE(s->cpu[cpu].refused);
+		if (fast >= STRESS_FAST)
+			break;
+		r = get_random_u32();
+		i = r % STRESS_TIMERS;
+		st = rcu_dereference_protected(s->slot[i], true);
+		switch ((r >> 16) % 64) {
+		case 0 ... 29:
+			timeq_timer_arm(s->q, &st->timer,
+					stress_time(s->q, r >> 8));
+			break;
+		case 30 ... 54:
+			s->deleted += timeq_timer_delete(s->q, &st->timer);
+			break;
+		case 55 ... 61:
+			if (timeq_check(s->q, why, sizeof(why))) {
+				KUNIT_FAIL(test, "mid-stress: %s", why);
+				goto stop;
+			}
+			checks++;
+			break;
+		default:
+			if (stress_replace(s, i - i % STRESS_GROUP, r & 1)) {
+				KUNIT_FAIL(test, "out of memory");
+				goto stop;
+			}
+			replaced += STRESS_GROUP;
+			break;
+		}
+		ops++;
+		cond_resched();
+	}
+stop:
+	WRITE_ONCE(s->stop, true);
+	for_each_online_cpu(cpu) {
+		struct stress_cpu *sc = &s->cpu[cpu];
+
+		hrtimer_cancel(&sc->hrtimer);
+		timer_delete_sync(&sc->timer);
+		tasklet_kill(&sc->tasklet);
+		applied += sc->applied;
+		deferred += sc->deferred;
+		refused += sc->refused;
+		min_found += sc->min_found;
+		min_empty += sc->min_empty;
+		min_busy += sc->min_busy;
+	}
+
+	/* Every timer out: each insertion ended as a callback or a deletion. */
+	for (i = 0; i < STRESS_TIMERS; i += STRESS_GROUP)
+		if (stress_replace(s, i, false))
+			KUNIT_FAIL(test, "out of memory");
+	for (i = 0; i < STRESS_TIMERS; i++)
+		kfree(rcu_dereference_protected(s->slot[i], true));
+	flush_work(&s->q->work);
+	KUNIT_EXPECT_EQ(test, timeq_count(s->q), 0);
+	KUNIT_EXPECT_TRUE(test, llist_empty(&s->q->handoffs));
+	KUNIT_EXPECT_EQ_MSG(test, timeq_check(s->q, why, sizeof(why)), 0, "%s", why);
+#ifdef TIMEQ_DEBUG_FIFO
+	inserted = s->q->inserted;
+	KUNIT_EXPECT_EQ(test, inserted, atomic_long_read(&s->fired) + s->deleted);
+#endif
+	timeq_destroy(s->q);
+
+	fast = applied + deferred + refused;
+	KUNIT_EXPECT_GE(test, fast, STRESS_FAST);
+	kunit_info(test, "fast updates: %lu applied, %lu deferred, %lu refused; fast min: %lu found, %lu empty, %lu busy\n",
+		   applied, deferred, refused, min_found, min_empty, min_busy);
+	kunit_info(test, "slow side: %lu ops, %lu checks, %lu timers freed after *_sync; %llu insertions, %ld fired, %lu deleted\n",
+		   ops, checks, replaced, inserted, atomic_long_read(&s->fired),
+		   s->deleted);
+}
+
+static struct kunit_case paths_test_cases[] = {
+	KUNIT_CASE(paths_test_applied),
+	KUNIT_CASE(paths_test_deferred),
+	KUNIT_CASE(paths_test_latest_wins),
+	KUNIT_CASE(paths_test_errors),
+	KUNIT_CASE(paths_test_clock_rejects_nodes),
+	KUNIT_CASE(paths_test_clock_never_early),
+	KUNIT_CASE(paths_test_clock_storm),
+	KUNIT_CASE(paths_test_clock_shutdown),
+	KUNIT_CASE_SLOW(paths_test_stress),
+	{}
+};
+
+static struct kunit_suite paths_test_suite = {
+	.name = "timeq_paths",
+	.test_cases = paths_test_cases,
+};
+
+kunit_test_suite(paths_test_suite);
