@@ -18,7 +18,6 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
@@ -229,7 +228,7 @@ static void paths_test_clock_rejects_nodes(struct kunit *test)
 /* --- the facility --- */
 
 #define CLOCK_GRAN	1000		/* ns per tick */
-#define CLOCK_HORIZON	(1 << 20)	/* ticks: about a second */
+#define CLOCK_HORIZON	BIT(20)		/* ticks: about a second */
 
 struct clock_timer {
 	struct timeq_timer	timer;
@@ -251,6 +250,8 @@ static void clock_fn(struct timeq_timer *timer)
 	ct->fired++;
 	if (ct->rearm) {
 		ct->rearm--;
+		if (ct->fired == 20)
+			complete(ct->done);
 		/* Refused with -ESHUTDOWN once the test shuts it down. */
 		timeq_timer_arm(ct->q, timer, timeq_clock_ticks(ct->q));
 		return;
@@ -331,8 +332,8 @@ static void paths_test_clock_shutdown(struct kunit *test)
 	ct->early = &early;
 	ct->rearm = INT_MAX;	/* re-arms itself for the current tick, forever */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
-	while (READ_ONCE(ct->fired) < 20)
-		msleep(1);
+	/* It has fired 20 times and re-armed itself each time. */
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
 	timeq_shutdown_sync(q, &ct->timer);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&ct->timer.node));
 	KUNIT_EXPECT_FALSE(test, test_bit(TIMEQ_TIMER_PENDING, &ct->timer.flags));

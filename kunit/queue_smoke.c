@@ -4,19 +4,108 @@
  * Loading it runs a short differential check of the queue against the
  * reference model on every shape of diff_shapes[], with timeq_check()
  * after every step, the same driver as the KUnit suite; it refuses to load
- * (-EINVAL) and says why if anything disagrees. Nothing stays behind: it
- * can be unloaded at once.
+ * (-EINVAL) and says why if anything disagrees. Then it arms timers on a
+ * CLOCK_MONOTONIC queue, half from the slow side and half through the fast
+ * path with bottom halves disabled, and waits for every callback: each
+ * must run once and none early. Nothing stays behind: it can be unloaded
+ * at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bottom_half.h>
+#include <linux/completion.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/timeq.h>
 
 #include "queue_diff.h"
 
 static unsigned int steps = 2000;
 module_param(steps, uint, 0444);
 MODULE_PARM_DESC(steps, "operations per shape (default 2000)");
+
+#define SMOKE_TIMERS	200
+#define SMOKE_GRAN	1000		/* ns per tick */
+#define SMOKE_SPREAD	20000		/* ticks: 20 ms */
+
+struct smoke_timer {
+	struct timeq_timer	timer;
+	struct completion	*done;
+	atomic_t		*left;
+	atomic_t		*early;
+	int			fired;
+};
+
+static void smoke_fire(struct timeq_timer *timer)
+{
+	struct smoke_timer *st = container_of(timer, struct smoke_timer, timer);
+
+	if (ktime_get_ns() < timeq_node_time(&timer->node) * SMOKE_GRAN)
+		atomic_inc(st->early);
+	st->fired++;
+	if (atomic_dec_and_test(st->left))
+		complete(st->done);
+}
+
+static int smoke_clock(void)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	atomic_t left = ATOMIC_INIT(SMOKE_TIMERS), early = ATOMIC_INIT(0);
+	unsigned int i, wrong = 0;
+	struct smoke_timer *st;
+	struct timeq *q;
+	int err = 0;
+	u64 t;
+
+	st = kcalloc(SMOKE_TIMERS, sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	q = timeq_create_monotonic(SMOKE_GRAN, 1 << 20, 0, 0, GFP_KERNEL);
+	if (IS_ERR(q)) {
+		err = PTR_ERR(q);
+		goto out_free;
+	}
+	for (i = 0; i < SMOKE_TIMERS && !err; i++) {
+		timeq_timer_init(&st[i].timer, smoke_fire);
+		st[i].done = &done;
+		st[i].left = &left;
+		st[i].early = &early;
+		t = timeq_clock_ticks(q) + get_random_u32() % SMOKE_SPREAD;
+		if (i % 2) {
+			err = timeq_timer_arm(q, &st[i].timer, t);
+		} else {
+			local_bh_disable();
+			err = timeq_fast_update(q, &st[i].timer, t);
+			local_bh_enable();
+			err = err < 0 ? err : 0;
+		}
+	}
+	if (err) {
+		pr_err("arming timer %u: error %d\n", i - 1, err);
+	} else if (!wait_for_completion_timeout(&done, 10 * HZ)) {
+		pr_err("%d of %d timers never fired\n", atomic_read(&left),
+		       SMOKE_TIMERS);
+		err = -EINVAL;
+	}
+	for (i = 0; i < SMOKE_TIMERS; i++) {
+		timeq_delete_sync(q, &st[i].timer);
+		wrong += !err && st[i].fired != 1;
+	}
+	timeq_destroy(q);
+	if (!err && (wrong || atomic_read(&early))) {
+		pr_err("%u timers fired other than once, %d early\n", wrong,
+		       atomic_read(&early));
+		err = -EINVAL;
+	}
+	if (!err)
+		pr_info("%d timers over %d us: every one fired once, none early\n",
+			SMOKE_TIMERS, SMOKE_SPREAD * SMOKE_GRAN / 1000);
+out_free:
+	kfree(st);
+	return err;
+}
 
 static int __init timeq_smoke_init(void)
 {
@@ -52,10 +141,11 @@ static int __init timeq_smoke_init(void)
 		diff_stop(d);
 	}
 	kfree(d);
-	if (!err)
-		pr_info("%lu operations over %u shapes agreed with the model\n",
-			total, diff_nshapes);
-	return err;
+	if (err)
+		return err;
+	pr_info("%lu operations over %u shapes agreed with the model\n",
+		total, diff_nshapes);
+	return smoke_clock();
 }
 
 static void __exit timeq_smoke_exit(void)

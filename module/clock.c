@@ -131,7 +131,7 @@ void tq_clock_expire(struct timeq *q)
 
 	for (done = 0; ; done++) {
 		tq_lock(q);
-		clock->running = NULL;
+		WRITE_ONCE(clock->running, NULL);
 		if (done == expire_budget) {
 			more = q->min && q->min->time <= tick && !clock->stopping;
 			tq_unlock(q);
@@ -146,7 +146,7 @@ void tq_clock_expire(struct timeq *q)
 			break;
 		}
 		timer = container_of(node, struct timeq_timer, node);
-		clock->running = timer;
+		WRITE_ONCE(clock->running, timer);
 		tq_unlock(q);
 		if (done)
 			wake_up_all(&clock->wait);
@@ -194,7 +194,9 @@ void tq_clock_stop(struct timeq *q)
  * timeq_timer_arm() or timeq_fast_update(). A timer of time t is expired
  * once ktime_get_ns() >= t * @granularity: it is removed and its callback
  * runs in process context, on the module's workqueue, never earlier. An
- * hrtimer is armed only while the queue holds a timer.
+ * hrtimer is armed only while the queue holds a timer. timeq_insert() of a
+ * bare node is refused; timeq_delete_min() and timeq_del_less_than() still
+ * work, and remove timers without running their callbacks.
  *
  * Context: may sleep if @gfp allows.
  * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)

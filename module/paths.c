@@ -530,7 +530,9 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
  *
  * The window is judged by the clock as last seen: a @time beyond the
  * horizon is refused, and a @time that has passed by the time the slow
- * path applies it is taken as the clock then.
+ * path applies it is taken as the clock then. A deferred request takes
+ * effect when the slow path applies it: if the timer expires before that,
+ * the request arms it again.
  *
  * Context: softirq, or any context with preemption or bottom halves
  * disabled, or process context; not hard interrupt context.
@@ -716,8 +718,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ);
  * As timeq_delete_sync(), but first marks @timer shut down: from then on
  * every attempt to arm it fails with -ESHUTDOWN, from either path and from
  * its own callback, and requests still pending are dropped. So a timer
- * whose callback re-arms it, or that fast updates may still reach, can be
- * torn down safely (the lesson of timer_shutdown_sync()).
+ * whose callback re-arms it can be torn down (the lesson of
+ * timer_shutdown_sync()). A refused fast update still reads @timer: before
+ * freeing it, make sure no code path can still call one.
  * timeq_timer_init() makes it usable again.
  *
  * Context: process context, may sleep.

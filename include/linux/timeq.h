@@ -297,7 +297,8 @@ static inline u64 timeq_node_time(const struct timeq_node *node)
  * Context: any. Unless the caller excludes the queue's writers, the answer
  * is a snapshot that may already be out of date.
  * Return: the node with the smallest time, the first inserted among equal
- * times, or NULL if @q is empty. The node stays queued.
+ * times, or NULL if @q is empty. The node stays queued. Follow the pointer
+ * only while the node cannot be freed; timeq_fast_min() gives the time.
  */
 static inline struct timeq_node *timeq_min(const struct timeq *q)
 {

@@ -127,10 +127,12 @@ static void slow_step(struct stress *s, uint64_t *rand)
 	struct timeq_timer *timer = &s->timers[r % s->ntimers];
 	char why[128];
 
+	/* The work runs whenever it is queued, as a workqueue would. */
+	s->drains += compat_run_work(&s->q->work);
 	r /= s->ntimers;
-	switch (r % 16) {
+	switch (r % 12) {
 	case 0 ... 5:
-		timeq_timer_arm(s->q, timer, pick_time(s->q, r / 16));
+		timeq_timer_arm(s->q, timer, pick_time(s->q, r / 12));
 		break;
 	case 6 ... 8:
 		s->removed += timeq_timer_delete(s->q, timer);
@@ -141,18 +143,15 @@ static void slow_step(struct stress *s, uint64_t *rand)
 		break;
 	case 10:
 		/* Expiry: the clock moves up to a bucket and a half. */
-		timeq_del_less_than(s->q, timeq_now(s->q) + (r / 16) % 384,
+		timeq_del_less_than(s->q, timeq_now(s->q) + (r / 12) % 384,
 				    count_removed, s);
 		break;
-	case 11:
+	default:
 		if (timeq_check(s->q, why, sizeof(why))) {
 			printf("# mid-stress: %s\n", why);
 			s->failed = 1;
 		}
 		s->checks++;
-		break;
-	default:
-		s->drains += compat_run_work(&s->q->work);
 		break;
 	}
 	s->slow_ops++;
