@@ -9,8 +9,9 @@
  *  - The stress case: tasklets, hrtimer and timer_list softirq callbacks on
  *    every CPU call timeq_fast_update() and timeq_fast_min() as fast as they
  *    can on a clocked queue. Meanwhile this thread arms, deletes, checks the
- *    invariants under the locks, and frees timers with timeq_delete_sync()
- *    while hand-offs and callbacks are in flight (KASAN sees any later use).
+ *    invariants under the locks, shuts timers down while fast updates still
+ *    reach them, and frees timers after timeq_delete_sync() while hand-offs
+ *    and callbacks are in flight (KASAN sees any later use).
  *    The expiry runs callbacks. At the end every insertion is accounted for
  *    exactly once, as a callback or a deletion.
  *  - The facility: no callback early, a storm larger than the expiry budget
@@ -18,6 +19,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
@@ -343,6 +345,39 @@ static void paths_test_clock_shutdown(struct kunit *test)
 			-ESHUTDOWN);
 }
 
+struct lingering_timer {
+	struct timeq_timer	timer;
+	struct completion	started;
+	bool			finished;
+};
+
+static void lingering_fn(struct timeq_timer *timer)
+{
+	struct lingering_timer *lt = container_of(timer, struct lingering_timer,
+						  timer);
+
+	complete(&lt->started);
+	msleep(50);
+	WRITE_ONCE(lt->finished, true);
+}
+
+/* timeq_delete_sync() returns only after a running callback has. */
+static void paths_test_clock_delete_sync_waits(struct kunit *test)
+{
+	struct timeq *q = clock_queue(test);
+	struct lingering_timer *lt;
+
+	lt = kunit_kzalloc(test, sizeof(*lt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lt);
+	timeq_timer_init(&lt->timer, lingering_fn);
+	init_completion(&lt->started);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &lt->timer, timeq_clock_ticks(q)), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&lt->started, 30 * HZ), 0);
+	/* The callback runs for 50 ms from here; it is no longer queued. */
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(q, &lt->timer), 0);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(lt->finished));
+}
+
 /* --- the stress case --- */
 
 #define STRESS_TIMERS	2048
@@ -357,6 +392,7 @@ struct stress;
 struct stress_timer {
 	struct timeq_timer	timer;
 	struct stress		*s;
+	unsigned long		calls;
 };
 
 /* One CPU's softirq sources; only softirqs of that CPU touch it. */
@@ -473,12 +509,18 @@ static void stress_start_cpu(void *arg)
 	mod_timer(&sc->timer, jiffies + 1);
 }
 
-/* The expiry's callback, on the workqueue. */
+/*
+ * The expiry's callback, on the workqueue. It lingers, then writes to its
+ * timer: if timeq_delete_sync() returned while it ran, KASAN sees the
+ * write to freed memory.
+ */
 static void stress_fire(struct timeq_timer *timer)
 {
 	struct stress_timer *st = container_of(timer, struct stress_timer, timer);
 
 	atomic_long_inc(&st->s->fired);
+	usleep_range(20, 40);
+	WRITE_ONCE(st->calls, st->calls + 1);
 }
 
 static struct stress_timer *stress_new_timer(struct stress *s)
@@ -494,10 +536,13 @@ static struct stress_timer *stress_new_timer(struct stress *s)
 
 /*
  * Free the timers of slots [@from, @from + STRESS_GROUP) and put new ones
- * there: unpublish, wait out every softirq that may hold a pointer (so no
- * new fast update can start), then timeq_delete_sync() or
- * timeq_shutdown_sync() must leave no hand-off and no callback behind
- * before kfree() (KASAN would see a later use).
+ * there. With @shutdown, timeq_shutdown_sync() races the fast updates that
+ * still reach the timers (they are refused from then on), before the
+ * timers are unpublished. Without, the timers are unpublished first and
+ * timeq_delete_sync() races only pending hand-offs and running callbacks.
+ * Either way the timers are freed only once no softirq can hold a pointer
+ * (synchronize_rcu()), and the *_sync() call must have left no hand-off
+ * and no callback behind: KASAN would see a later use.
  */
 static int stress_replace(struct stress *s, unsigned int from, bool shutdown)
 {
@@ -506,13 +551,16 @@ static int stress_replace(struct stress *s, unsigned int from, bool shutdown)
 
 	for (i = 0; i < STRESS_GROUP; i++) {
 		old[i] = rcu_dereference_protected(s->slot[from + i], true);
+		if (shutdown)
+			s->deleted += timeq_shutdown_sync(s->q, &old[i]->timer);
 		RCU_INIT_POINTER(s->slot[from + i], NULL);
 	}
 	synchronize_rcu();
+	/* Due now: the expiry runs their callbacks while we delete them. */
+	for (i = 0; i < STRESS_GROUP && !shutdown; i++)
+		timeq_timer_arm(s->q, &old[i]->timer, timeq_clock_ticks(s->q));
 	for (i = 0; i < STRESS_GROUP; i++) {
-		if (shutdown)
-			s->deleted += timeq_shutdown_sync(s->q, &old[i]->timer);
-		else
+		if (!shutdown)
 			s->deleted += timeq_delete_sync(s->q, &old[i]->timer);
 		kfree(old[i]);
 		old[i] = stress_new_timer(s);
@@ -648,6 +696,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_never_early),
 	KUNIT_CASE(paths_test_clock_storm),
 	KUNIT_CASE(paths_test_clock_shutdown),
+	KUNIT_CASE(paths_test_clock_delete_sync_waits),
 	KUNIT_CASE_SLOW(paths_test_stress),
 	{}
 };

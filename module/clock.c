@@ -87,6 +87,7 @@ static enum hrtimer_restart tq_clock_fire(struct hrtimer *hrtimer)
 }
 
 void tq_clock_changed(struct timeq *q)
+	__must_hold(&q->head_lock)
 {
 	struct timeq_clock *clock = q->clock;
 	u64 time;
@@ -110,6 +111,8 @@ void tq_clock_changed(struct timeq *q)
 
 /* Move the clock up to now, but not past a timer not yet expired. */
 void tq_clock_catch_up(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
 {
 	u64 tick = tq_clock_tick(q->clock);
 
@@ -158,6 +161,7 @@ void tq_clock_expire(struct timeq *q)
 }
 
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
+	__must_hold(&q->head_lock)
 {
 	lockdep_assert_held(&q->head_lock);
 	return q->clock->running == timer;

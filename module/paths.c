@@ -125,6 +125,8 @@ void tq_unlock(struct timeq *q)
 }
 
 static void tq_assert_locked(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
 {
 	lockdep_assert_held(&q->head_lock);
 	lockdep_assert_held(&q->head2_lock);
@@ -139,6 +141,7 @@ void tq_take(struct timeq_node *node, void *arg)
 
 /* The minimum may have moved: a clocked queue re-arms its hrtimer. */
 static void tq_changed(struct timeq *q)
+	__must_hold(&q->head_lock)
 {
 	lockdep_assert_held(&q->head_lock);
 	if (q->clock)
@@ -147,6 +150,8 @@ static void tq_changed(struct timeq *q)
 
 /* Queue @timer at @time, or at the clock if @time has passed. */
 static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
 {
 	tq_assert_locked(q);
 	time = max(time, q->now);
@@ -157,6 +162,8 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 /* Apply every handed-off request, oldest first. */
 static void tq_drain(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
 {
 	struct timeq_timer *timer, *next;
 	struct llist_node *list;
@@ -452,6 +459,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ);
 
 /* The fast path, with every lock held: 0, -EAGAIN to defer, or an error. */
 static int tq_fast_apply(struct timeq *q, struct timeq_timer *timer, u64 time)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
 {
 	struct timeq_node *node = &timer->node;
 	unsigned long head_after = q->head.count;

@@ -22,10 +22,13 @@ void tq_unlock(struct timeq *q)
 void tq_take(struct timeq_node *node, void *arg);
 
 /* clock.c; paths.c calls these only when q->clock is set. */
-void tq_clock_changed(struct timeq *q);
-void tq_clock_catch_up(struct timeq *q);
+void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
+void tq_clock_catch_up(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock);
 void tq_clock_expire(struct timeq *q);
-bool tq_clock_running(struct timeq *q, struct timeq_timer *timer);
+bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
+	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 void tq_clock_stop(struct timeq *q);
 
