@@ -32,6 +32,8 @@
 #include <linux/timeq.h>
 #include <linux/timer.h>
 
+#include "../module/paths.h"
+
 static void destroy_queue(void *q)
 {
 	timeq_destroy(q);
@@ -343,6 +345,79 @@ static void paths_test_clock_shutdown(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)),
 			-ESHUTDOWN);
+}
+
+/* The hrtimer is armed only while the queue holds a timer. */
+static void paths_test_clock_idle(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct timeq *q = clock_queue(test);
+	atomic_t left = ATOMIC_INIT(1), early = ATOMIC_INIT(0);
+	struct clock_timer *ct;
+
+	ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	timeq_timer_init(&ct->timer, clock_fn);
+	ct->q = q;
+	ct->done = &done;
+	ct->left = &left;
+	ct->early = &early;
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
+	/* Half a second ahead: armed; disarmed when the timer is deleted. */
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer,
+					      timeq_clock_ticks(q) + CLOCK_HORIZON / 2), 0);
+	KUNIT_EXPECT_TRUE(test, tq_clock_armed(q));
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &ct->timer), 1);
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
+	/* Due at once: it fires, and the hrtimer is left idle. */
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
+	flush_work(&q->work);
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
+	KUNIT_EXPECT_EQ(test, ct->fired, 1);
+}
+
+/*
+ * Destroying a clocked queue that still holds timers, one of them with a
+ * request pending, releases them all without running a callback; they can
+ * then be armed in another queue.
+ */
+static void paths_test_clock_destroy(struct kunit *test)
+{
+	struct timeq *q = timeq_create_monotonic(CLOCK_GRAN, CLOCK_HORIZON, 0,
+						 0, GFP_KERNEL);
+	struct timeq *other = clock_queue(test);
+	atomic_t left = ATOMIC_INIT(3), early = ATOMIC_INIT(0);
+	struct clock_timer *ct;
+	unsigned int i;
+	u64 far;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	ct = kunit_kcalloc(test, 3, sizeof(*ct), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	far = timeq_clock_ticks(q) + CLOCK_HORIZON / 2;
+	for (i = 0; i < 3; i++) {
+		timeq_timer_init(&ct[i].timer, clock_fn);
+		ct[i].left = &left;
+		ct[i].early = &early;
+		KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &ct[i].timer, far + i), 0);
+	}
+	/* The work item waits for head_lock: the request stays pending. */
+	spin_lock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &ct[0].timer, far + 9),
+			TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->head_lock);
+	timeq_destroy(q);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_FALSE(test, timeq_node_queued(&ct[i].timer.node));
+		KUNIT_EXPECT_FALSE(test, test_bit(TIMEQ_TIMER_PENDING,
+						  &ct[i].timer.flags));
+		KUNIT_EXPECT_EQ(test, ct[i].fired, 0);
+		KUNIT_EXPECT_EQ(test, timeq_timer_arm(other, &ct[i].timer,
+						      timeq_clock_ticks(other) +
+						      CLOCK_HORIZON / 2), 0);
+		KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &ct[i].timer), 1);
+	}
 }
 
 struct lingering_timer {
@@ -697,6 +772,8 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_storm),
 	KUNIT_CASE(paths_test_clock_shutdown),
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
+	KUNIT_CASE(paths_test_clock_idle),
+	KUNIT_CASE(paths_test_clock_destroy),
 	KUNIT_CASE_SLOW(paths_test_stress),
 	{}
 };

@@ -38,6 +38,7 @@
 #include <linux/timeq.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <kunit/visibility.h>
 
 #include "paths.h"
 #include "queue.h"
@@ -143,7 +144,12 @@ void tq_clock_expire(struct timeq *q)
 			break;
 		}
 		if (!__timeq_del_less_than(q, tick + 1, 1, tq_take, &node)) {
-			clock->armed = TQ_UNARMED;
+			/*
+			 * The hrtimer has fired, or is set for a time that has
+			 * passed: arm it again for the minimum, or cancel it.
+			 */
+			if (q->min)
+				clock->armed = TQ_UNARMED;
 			tq_clock_changed(q);
 			tq_unlock(q);
 			break;
@@ -173,6 +179,13 @@ void tq_clock_wait(struct timeq *q, struct timeq_timer *timer)
 
 	wait_event(clock->wait, READ_ONCE(clock->running) != timer);
 }
+
+/* Whether the queue's hrtimer is set or running, for KUnit. */
+VISIBLE_IF_KUNIT bool tq_clock_armed(struct timeq *q)
+{
+	return hrtimer_active(&q->clock->hrtimer);
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed);
 
 /* The first step of timeq_destroy(): no more hrtimer, no more work. */
 void tq_clock_stop(struct timeq *q)

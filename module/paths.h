@@ -31,5 +31,8 @@ bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 void tq_clock_stop(struct timeq *q);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool tq_clock_armed(struct timeq *q);
+#endif
 
 #endif /* _TIMEQ_PATHS_H */
