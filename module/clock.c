@@ -180,12 +180,14 @@ void tq_clock_wait(struct timeq *q, struct timeq_timer *timer)
 	wait_event(clock->wait, READ_ONCE(clock->running) != timer);
 }
 
-/* Whether the queue's hrtimer is set or running, for KUnit. */
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Whether the queue's hrtimer is set or running, for KUnit only. */
 VISIBLE_IF_KUNIT bool tq_clock_armed(struct timeq *q)
 {
 	return hrtimer_active(&q->clock->hrtimer);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed);
+#endif
 
 /* The first step of timeq_destroy(): no more hrtimer, no more work. */
 void tq_clock_stop(struct timeq *q)
