@@ -2,12 +2,13 @@
 /*
  * timeq.ko: the module around the two-head calendar queue. It exports the
  * API of include/linux/timeq.h in the TIMEQ symbol namespace
- * (MODULE_IMPORT_NS(TIMEQ) to use it) and owns the workqueue that runs
- * every queue's slow path.
+ * (MODULE_IMPORT_NS(TIMEQ) to use it), owns the workqueue that runs every
+ * queue's slow path, and registers /dev/timeq (dev.c).
  */
 #include <linux/module.h>
 #include <linux/workqueue.h>
 
+#include "dev.h"
 #include "paths.h"
 
 /*
@@ -25,14 +26,24 @@ struct workqueue_struct *timeq_wq;
 
 static int __init timeq_init(void)
 {
+	int ret;
+
 	timeq_wq = alloc_workqueue("timeq", WQ_UNBOUND, 0);
 	if (!timeq_wq)
 		return -ENOMEM;
+	ret = timeq_dev_init();
+	if (ret)
+		goto err_wq;
 	return 0;
+
+err_wq:
+	destroy_workqueue(timeq_wq);
+	return ret;
 }
 
 static void __exit timeq_exit(void)
 {
+	timeq_dev_exit();
 	destroy_workqueue(timeq_wq);
 }
 

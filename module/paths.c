@@ -638,6 +638,40 @@ int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ);
 
 /**
+ * timeq_timer_move - move a timer that is armed, from the slow side
+ * @q:		the queue
+ * @timer:	an initialised timer
+ * @time:	its new time; a time before timeq_now(@q) means the clock
+ *
+ * As timeq_timer_arm(), but only if @timer is armed in @q once pending
+ * requests are applied: a timer that has expired (or was never armed) is
+ * left alone, as mod_timer_pending() leaves a timer_list. Checking and
+ * moving is one step under the locks, so the expiry cannot slip between.
+ *
+ * Context: the slow side; takes every lock.
+ * Return: 0; -ENOENT if @timer is not armed in @q; -ERANGE if @time lies
+ * beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
+ * nothing changes but the pending requests applied.
+ */
+int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	int ret = -ESHUTDOWN;
+
+	tq_lock(q);
+	tq_drain(q);
+	if (q->clock)
+		tq_clock_catch_up(q);
+	if (tq_owner(&timer->node) != q)
+		ret = -ENOENT;
+	else if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+		ret = tq_arm(q, timer, time);
+	tq_changed(q);
+	tq_unlock(q);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ);
+
+/**
  * timeq_timer_delete - disarm a timer, without waiting
  * @q:		the queue
  * @timer:	an initialised timer

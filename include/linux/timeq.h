@@ -20,6 +20,7 @@
  *   timeq_delete_min(),        spinlock                never fail for locks
  *   timeq_del_less_than(),
  *   timeq_timer_arm(),
+ *   timeq_timer_move(),
  *   timeq_timer_delete(),
  *   timeq_check()
  *   timeq_delete_sync(),     process, may sleep      waits for hand-offs
@@ -220,6 +221,7 @@ int timeq_check(struct timeq *q, char *buf, size_t len);
 int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
 int timeq_fast_min(struct timeq *q, u64 *time);
 int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time);
+int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time);
 int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer);
 int timeq_delete_sync(struct timeq *q, struct timeq_timer *timer);
 int timeq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);

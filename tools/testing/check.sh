@@ -15,9 +15,10 @@
 #                 6.12-rt headers
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
 #                 built once and cached outside the tree, the KUnit suites
-#                 (timeq_queue, timeq_paths) booted in it under qemu; the
-#                 stock 6.12, 6.12-rt and 6.1 kernels booted with timeq and
-#                 its smoke test; and the bench's own self-test, which
+#                 (timeq_queue, timeq_paths) and the /dev/timeq kselftests
+#                 (64- and 32-bit) booted in it under qemu; the stock 6.12,
+#                 6.12-rt and 6.1 kernels booted with timeq, its smoke test
+#                 and the kselftests; and the bench's own self-test, which
 #                 plants each kind of failure and expects the bench to
 #                 report it (tools/testing/vm)
 #
@@ -80,20 +81,25 @@ queue() {
 
 vm() {
 	local vm=tools/testing/vm kdir debug=$top/build/module-debug series mods
+	local st=$top/build/selftests
 
 	step vm-deps "$vm/deps.sh" || return
 	step vm-kernel "$vm/build-kernel.sh" || return
 	kdir=$("$vm/build-kernel.sh" --print-dir)
 	step vm-modules tools/testing/build-module.sh "$kdir" "$debug" \
 		TIMEQ_KUNIT=y TIMEQ_DEBUG=y || return
-	suite vm-kunit "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
+	step vm-kselftest-build make -C tools/testing/selftests/timeq \
+		KSFT="$kdir/tools/testing/selftests" OUT="$st" || return
+	suite vm-debug "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
 		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" \
-		--kunit timeq_queue --kunit timeq_paths
+		--kunit timeq_queue --kunit timeq_paths \
+		-b "$st/timeq_test" -b "$st/timeq_test_32"
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
 	for series in 6.12 6.12-rt 6.1; do
 		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)
 		suite "vm-stock-$series" "$vm/run-stock.sh" "$series" \
-			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko"
+			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko" \
+			-b "$st/timeq_test" -b "$st/timeq_test_32"
 	done
 	suite vm-selftest "$vm/selftest.sh"
 }

@@ -50,6 +50,8 @@
 #   ok N - insmod <module> / rmmod <module> / test <program>
 #   ok N - kunit <suite>.<case>          every KUnit case (indented KTAP line in
 #                                        a suite; "# SKIP" counts as skipped)
+#   ok N - <program>: <case>             every TAP result a test program (a
+#                                        kselftest) printed
 # each "not ok" followed by "# " lines quoting the offending log lines, then
 # one "# kunit suite ..." line per suite, totals, and the plan.
 # Exit status: 0 when every check is ok, 1 otherwise, 2 for a usage error.
@@ -162,6 +164,20 @@ END {
 			# quote the first few hits, not those inside a quote already
 			if (nq[c] < 6 && i > lastq[c] + 3) { diag[c] = diag[c] quote(i); nq[c]++; lastq[c] = i }
 		}
+		# TAP from a test program (a kselftest): console lines, not kernel
+		# ones, between "TIMEQ-VM: run PROG" and the TIMEQ-VM-TEST marker.
+		if (!iskernel[i] && l ~ /^TIMEQ-VM: run /) { split(l, w, " "); prog = w[3]; continue }
+		# (a marker may come late, as printk is deferred on PREEMPT_RT)
+		if (iskernel[i] && match(l, /TIMEQ-VM-TEST [^ ]+/)) {
+			split(substr(l, RSTART, RLENGTH), w, " ")
+			if (w[2] == prog) prog = ""
+		}
+		if (!iskernel[i] && prog != "" && match(l, /^(not )?ok [0-9]+ /)) {
+			name = substr(l, RSTART + RLENGTH)
+			nprog++; prog_name[nprog] = prog ": " name
+			prog_ok[nprog] = (l !~ /^not ok/); prog_line[nprog] = i
+			continue
+		}
 		# KTAP from KUnit: kernel lines only, so that a test program printing
 		# TAP on the console is not mistaken for KUnit.
 		if (!iskernel[i]) continue
@@ -228,6 +244,11 @@ END {
 			continue
 		}
 		tap(rc == 0, act_name[a], rc == 0 ? "" : "#   exit status " rc "\n")
+	}
+
+	for (c = 1; c <= nprog; c++) {
+		if (prog_name[c] ~ /# *SKIP/) { ntap++; nskip++; print "ok " ntap " - " prog_name[c]; continue }
+		tap(prog_ok[c], prog_name[c], prog_ok[c] ? "" : "#   " raw[prog_line[c]] "\n")
 	}
 
 	tp = 0; tf = 0; ts = 0

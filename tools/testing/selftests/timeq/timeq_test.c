@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftests of /dev/timeq (include/uapi/linux/timeq.h), on the kernel's
+ * kselftest_harness.h: every command's success path and errno, handles
+ * that are stale or from another file, batches that stop halfway, read,
+ * poll, epoll and O_NONBLOCK, the element cap, the monotonic clock never
+ * early, and closing with events unread. Every fixture opens /dev/timeq,
+ * so without the module every test fails.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/timeq.h>
+
+#include "kselftest_harness.h"
+
+#define DEV	"/dev/timeq"
+
+/* An address no test maps, hidden from the compiler's bounds checks. */
+static void *volatile bad_ptr = (void *)8;
+
+static int configure_manual(int fd, __u64 start, __u64 horizon, __u32 cap)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MANUAL,
+		.start = start, .horizon = horizon, .max_elements = cap,
+	};
+
+	return ioctl(fd, TIMEQ_CONFIGURE, &c);
+}
+
+static int insert(int fd, __u64 time, __u64 cookie, __u64 *handle)
+{
+	struct timeq_insert in = {
+		.size = sizeof(in), .time = time, .cookie = cookie,
+	};
+	int ret = ioctl(fd, TIMEQ_INSERT, &in);
+
+	if (!ret && handle)
+		*handle = in.handle;
+	return ret;
+}
+
+static int delete(int fd, __u64 handle)
+{
+	struct timeq_delete del = { .size = sizeof(del), .handle = handle };
+
+	return ioctl(fd, TIMEQ_DELETE, &del);
+}
+
+static int update(int fd, __u64 handle, __u64 time)
+{
+	struct timeq_update up = {
+		.size = sizeof(up), .handle = handle, .time = time,
+	};
+
+	return ioctl(fd, TIMEQ_UPDATE, &up);
+}
+
+static int element(int fd, unsigned long cmd, struct timeq_element *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->size = sizeof(*e);
+	return ioctl(fd, cmd, e);
+}
+
+static int advance(int fd, __u64 time, __u64 *expired)
+{
+	struct timeq_advance adv = { .size = sizeof(adv), .time = time };
+	int ret = ioctl(fd, TIMEQ_ADVANCE, &adv);
+
+	if (!ret && expired)
+		*expired = adv.expired;
+	return ret;
+}
+
+static struct timeq_stats stats(int fd)
+{
+	struct timeq_stats st = { .size = sizeof(st) };
+
+	if (ioctl(fd, TIMEQ_STATS, &st))
+		st.size = 0;
+	return st;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", DEV, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	close(self->fd);
+}
+
+TEST_F(dev, configure_once)
+{
+	struct timeq_stats st = stats(self->fd);
+
+	ASSERT_EQ(sizeof(st), st.size);
+	EXPECT_EQ(0, st.configured);
+	ASSERT_EQ(0, configure_manual(self->fd, 100, 1000, 0));
+	EXPECT_EQ(-1, configure_manual(self->fd, 100, 1000, 0));
+	EXPECT_EQ(EBUSY, errno);
+	st = stats(self->fd);
+	EXPECT_EQ(1, st.configured);
+	EXPECT_EQ(100, st.now);
+	EXPECT_EQ(1000, st.horizon);
+	EXPECT_EQ(TIMEQ_CLOCK_MANUAL, st.clock);
+	EXPECT_LT(0, st.max_elements);
+}
+
+TEST_F(dev, unconfigured)
+{
+	struct timeq_element e;
+	struct timeq_event ev;
+
+	EXPECT_EQ(-1, insert(self->fd, 1, 0, NULL));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(-1, delete(self->fd, 1));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(-1, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EBADFD, errno);
+}
+
+TEST_F(dev, configure_errors)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MANUAL, .horizon = 10,
+	};
+	struct {
+		struct timeq_configure c;
+		__u64 more;
+	} big = { .c = c };
+
+	c.__reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.__reserved = 0;
+	c.horizon = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.horizon = 10;
+	c.granularity = 5;	/* only for the monotonic clock */
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.granularity = 0;
+	c.clock = 7;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	c.clock = TIMEQ_CLOCK_MONOTONIC;	/* granularity 0 */
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.clock = TIMEQ_CLOCK_MANUAL;
+	c.max_elements = 0xffffffff;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.max_elements = 0;
+	c.size = 4;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	/* A larger structure: the unknown tail must be zero. */
+	big.c.size = sizeof(big);
+	big.more = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &big));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(0, stats(self->fd).configured);
+	big.more = 0;
+	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &big));
+}
+
+TEST_F(dev, insert_update_delete_min)
+{
+	struct timeq_element e;
+	__u64 h1, h2;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 100, 1000, 0));
+	ASSERT_EQ(0, insert(self->fd, 150, 1, &h1));
+	ASSERT_EQ(0, insert(self->fd, 120, 2, &h2));
+	EXPECT_NE(h1, h2);
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(h2, e.handle);
+	EXPECT_EQ(120, e.time);
+	EXPECT_EQ(2, e.cookie);
+	ASSERT_EQ(0, update(self->fd, h1, 110));
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(h1, e.handle);
+	EXPECT_EQ(110, e.time);
+	EXPECT_EQ(1, e.cookie);
+	EXPECT_EQ(2, stats(self->fd).queued);
+	ASSERT_EQ(0, delete(self->fd, h1));
+	EXPECT_EQ(-1, delete(self->fd, h1));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, update(self->fd, h1, 130));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(h2, e.handle);
+	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(2, stats(self->fd).inserted);
+}
+
+TEST_F(dev, window)
+{
+	struct timeq_element e;
+	__u64 h;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 100, 1000, 0));
+	EXPECT_EQ(-1, insert(self->fd, 99, 0, NULL));
+	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(-1, insert(self->fd, 1100, 0, NULL));
+	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(0, stats(self->fd).queued);
+	ASSERT_EQ(0, insert(self->fd, 1099, 5, &h));
+	EXPECT_EQ(-1, update(self->fd, h, 1100));
+	EXPECT_EQ(ERANGE, errno);
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(1099, e.time);
+	ASSERT_EQ(0, update(self->fd, h, 100));
+}
+
+TEST_F(dev, foreign_and_stale_handles)
+{
+	int other = open(DEV, O_RDWR);
+	__u64 h, mine;
+
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, configure_manual(other, 0, 1000, 0));
+	ASSERT_EQ(0, insert(other, 10, 0, &h));
+	ASSERT_EQ(0, insert(self->fd, 10, 0, &mine));
+	/* Same index, other generation: refused. */
+	EXPECT_EQ(-1, delete(self->fd, h));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, update(self->fd, h, 20));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, delete(self->fd, 0));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, delete(self->fd, mine ^ (1ULL << 32)));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, delete(self->fd, mine + 1));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(1, stats(other).queued);
+	EXPECT_EQ(0, delete(other, h));
+	close(other);
+}
+
+TEST_F(dev, delete_min)
+{
+	struct timeq_element e;
+	__u64 h1, h2;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	EXPECT_EQ(-1, element(self->fd, TIMEQ_DELETE_MIN, &e));
+	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(-1, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(ENODATA, errno);
+	ASSERT_EQ(0, insert(self->fd, 30, 3, &h1));
+	ASSERT_EQ(0, insert(self->fd, 20, 2, &h2));
+	ASSERT_EQ(0, element(self->fd, TIMEQ_DELETE_MIN, &e));
+	EXPECT_EQ(h2, e.handle);
+	EXPECT_EQ(20, e.time);
+	EXPECT_EQ(2, e.cookie);
+	EXPECT_EQ(20, stats(self->fd).now);
+	EXPECT_EQ(-1, delete(self->fd, h2));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, insert(self->fd, 19, 0, NULL));
+	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(0, stats(self->fd).events);
+}
+
+TEST_F(dev, advance_read_poll)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct epoll_event eev = { .events = EPOLLIN }, got;
+	struct timeq_event ev[4];
+	__u64 h[3], expired;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	ASSERT_GE(ep, 0);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &eev));
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, insert(self->fd, 50, 500, &h[0]));
+	ASSERT_EQ(0, insert(self->fd, 10, 100, &h[1]));
+	ASSERT_EQ(0, insert(self->fd, 10, 101, &h[2]));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+
+	ASSERT_EQ(0, advance(self->fd, 50, &expired));
+	EXPECT_EQ(2, expired);
+	EXPECT_EQ(50, stats(self->fd).now);
+	EXPECT_EQ(2, stats(self->fd).events);
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLIN, pfd.revents);
+	EXPECT_EQ(1, epoll_wait(ep, &got, 1, 0));
+	/* Expired: the handles are stale; the events still carry them. */
+	EXPECT_EQ(-1, delete(self->fd, h[1]));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev[0]) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(sizeof(ev[0]), read(self->fd, ev, sizeof(ev[0])));
+	EXPECT_EQ(h[1], ev[0].handle);
+	EXPECT_EQ(10, ev[0].time);
+	EXPECT_EQ(100, ev[0].cookie);
+	ASSERT_EQ(sizeof(ev[0]), read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(h[2], ev[0].handle);
+	EXPECT_EQ(101, ev[0].cookie);
+	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(2, stats(self->fd).expired);
+	close(ep);
+}
+
+TEST_F(dev, cap_counts_unread_events)
+{
+	struct timeq_event ev[4];
+	int i;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 4));
+	EXPECT_EQ(4, stats(self->fd).max_elements);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, insert(self->fd, 10 + i, i, NULL));
+	EXPECT_EQ(-1, insert(self->fd, 10, 9, NULL));
+	EXPECT_EQ(ENOSPC, errno);
+	ASSERT_EQ(0, advance(self->fd, 12, NULL));
+	EXPECT_EQ(-1, insert(self->fd, 20, 9, NULL));
+	EXPECT_EQ(ENOSPC, errno);
+	ASSERT_EQ(2 * sizeof(ev[0]), read(self->fd, ev, sizeof(ev)));
+	EXPECT_EQ(0, insert(self->fd, 20, 9, NULL));
+	EXPECT_EQ(0, insert(self->fd, 20, 9, NULL));
+	EXPECT_EQ(-1, insert(self->fd, 20, 9, NULL));
+	EXPECT_EQ(ENOSPC, errno);
+}
+
+TEST_F(dev, batch_stops_at_first_failure)
+{
+	struct timeq_op ops[4] = {
+		{ .op = TIMEQ_OP_INSERT, .time = 10, .cookie = 1 },
+		{ .op = TIMEQ_OP_INSERT, .time = 20, .cookie = 2 },
+		{ .op = TIMEQ_OP_DELETE, .handle = 12345 },
+		{ .op = TIMEQ_OP_INSERT, .time = 30, .cookie = 3 },
+	};
+	struct timeq_batch b = {
+		.size = sizeof(b), .count = 4, .ops = (uintptr_t)ops,
+	};
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(2, b.done);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_NE(0, ops[0].handle);
+	EXPECT_EQ(-ENOENT, ops[2].result);
+	EXPECT_EQ(0, ops[3].result);
+	EXPECT_EQ(0, ops[3].handle);
+	EXPECT_EQ(2, stats(self->fd).queued);
+	/* The handles it returned work. */
+	ops[0].op = TIMEQ_OP_UPDATE;
+	ops[0].time = 40;
+	ops[0].cookie = 0;
+	ops[1].op = TIMEQ_OP_DELETE;
+	ops[1].time = 0;
+	ops[1].cookie = 0;
+	b.count = 2;
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(2, b.done);
+	EXPECT_EQ(1, stats(self->fd).queued);
+	ops[0].op = 99;
+	b.count = 1;
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(-EOPNOTSUPP, ops[0].result);
+	b.count = 4097;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(dev, bad_pointers_and_commands)
+{
+	struct timeq_batch b = {
+		.size = sizeof(b), .count = 2, .ops = 8,
+	};
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, bad_ptr));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_STATS, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, read(self->fd, bad_ptr, sizeof(struct timeq_event)));
+	EXPECT_EQ(EAGAIN, errno);	/* nothing to copy yet */
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(TIMEQ_TYPE, 0x99), &b));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOW('x', 1, int), &b));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(0, stats(self->fd).queued);
+	/* A read into a bad buffer fails and keeps the event. */
+	ASSERT_EQ(0, insert(self->fd, 5, 0, NULL));
+	ASSERT_EQ(0, advance(self->fd, 6, NULL));
+	EXPECT_EQ(-1, read(self->fd, bad_ptr, sizeof(struct timeq_event)));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, stats(self->fd).events);
+}
+
+TEST_F(dev, monotonic_never_early)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MONOTONIC,
+		.granularity = 1000, .horizon = 10000000,
+	};
+	struct timeq_element e;
+	struct timeq_event ev;
+	__u64 now, seen = 0, last = 0;
+	int i, n = 20;
+
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(-1, advance(self->fd, 1, NULL));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, element(self->fd, TIMEQ_DELETE_MIN, &e));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	now = mono_ns() / 1000;
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, insert(self->fd, now + 1000 * (n - i), i, NULL));
+	EXPECT_EQ(-1, insert(self->fd, now + 20000000, 0, NULL));
+	EXPECT_EQ(ERANGE, errno);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		EXPECT_GE(mono_ns(), ev.time * 1000) TH_LOG("event %d early", i);
+		EXPECT_LE(last, ev.time);
+		last = ev.time;
+		seen |= 1ULL << ev.cookie;
+	}
+	EXPECT_EQ((1ULL << n) - 1, seen);
+	EXPECT_EQ(0, stats(self->fd).queued);
+}
+
+TEST(close_with_events_unread)
+{
+	int fd = open(DEV, O_RDWR), i;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, configure_manual(fd, 0, 1000, 0));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, insert(fd, i, i, NULL));
+	ASSERT_EQ(0, advance(fd, 50, NULL));
+	EXPECT_EQ(50, stats(fd).events);
+	EXPECT_EQ(50, stats(fd).queued);
+	/* kmemleak, at the end of the run, sees whether close freed them. */
+	EXPECT_EQ(0, close(fd));
+}
+
+TEST_HARNESS_MAIN
