@@ -4,17 +4,21 @@
  * kselftest_harness.h: every command's success path and errno, handles
  * that are stale or from another file, batches that stop halfway, read,
  * poll, epoll and O_NONBLOCK, the element cap, the monotonic clock never
- * early, and closing with events unread. Every fixture opens /dev/timeq,
+ * early, closing with events unread, and 8 threads sharing one file
+ * checked against their models at the end. Every test opens /dev/timeq,
  * so without the module every test fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,8 +28,16 @@
 
 #define DEV	"/dev/timeq"
 
-/* An address no test maps, hidden from the compiler's bounds checks. */
-static void *volatile bad_ptr = (void *)8;
+/* A page no access is allowed to, for EFAULT. */
+static void *no_access(void)
+{
+	static void *page;
+
+	if (!page)
+		page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+	return page;
+}
 
 static int configure_manual(int fd, __u64 start, __u64 horizon, __u32 cap)
 {
@@ -406,18 +418,19 @@ TEST_F(dev, batch_stops_at_first_failure)
 TEST_F(dev, bad_pointers_and_commands)
 {
 	struct timeq_batch b = {
-		.size = sizeof(b), .count = 2, .ops = 8,
+		.size = sizeof(b), .count = 2, .ops = (uintptr_t)no_access(),
 	};
 
+	ASSERT_TRUE(no_access() != MAP_FAILED);
 	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
-	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, bad_ptr));
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, no_access()));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_STATS, NULL));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, read(self->fd, bad_ptr, sizeof(struct timeq_event)));
+	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(struct timeq_event)));
 	EXPECT_EQ(EAGAIN, errno);	/* nothing to copy yet */
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(TIMEQ_TYPE, 0x99), &b));
 	EXPECT_EQ(ENOTTY, errno);
@@ -427,7 +440,7 @@ TEST_F(dev, bad_pointers_and_commands)
 	/* A read into a bad buffer fails and keeps the event. */
 	ASSERT_EQ(0, insert(self->fd, 5, 0, NULL));
 	ASSERT_EQ(0, advance(self->fd, 6, NULL));
-	EXPECT_EQ(-1, read(self->fd, bad_ptr, sizeof(struct timeq_event)));
+	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(struct timeq_event)));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(1, stats(self->fd).events);
 }
@@ -462,6 +475,189 @@ TEST_F(dev, monotonic_never_early)
 	}
 	EXPECT_EQ((1ULL << n) - 1, seen);
 	EXPECT_EQ(0, stats(self->fd).queued);
+}
+
+/* Reserved fields must be zero, in every command that has one. */
+TEST_F(dev, reserved_fields)
+{
+	struct timeq_insert in = { .size = sizeof(in), .__reserved = 1, .time = 5 };
+	struct timeq_delete del = { .size = sizeof(del), .__reserved = 1 };
+	struct timeq_update up = { .size = sizeof(up), .__reserved = 1 };
+	struct timeq_element e = { .size = sizeof(e), .__reserved = 1 };
+	struct timeq_advance adv = { .size = sizeof(adv), .__reserved = 1, .time = 9 };
+	struct timeq_batch b = { .size = sizeof(b), .__reserved = 1 };
+	struct timeq_op op = { .op = TIMEQ_OP_DELETE, .cookie = 1 };
+	__u64 h;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, insert(self->fd, 5, 0, &h));
+	del.handle = h;
+	up.handle = h;
+	up.time = 6;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, &in));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_DELETE, &del));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_UPDATE, &up));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_DELETE_MIN, &e));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_ADVANCE, &adv));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* A delete in a batch takes no cookie. */
+	op.handle = h;
+	b.__reserved = 0;
+	b.count = 1;
+	b.ops = (uintptr_t)&op;
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(-EINVAL, op.result);
+	/* Nothing changed. */
+	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(0, stats(self->fd).now);
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(5, e.time);
+}
+
+/* --- 8 threads on one file, each with a model of its own elements --- */
+
+#define THREADS		8
+#define THREAD_OPS	3000
+#define THREAD_ELEMS	64
+
+struct model_elem {
+	__u64	handle;
+	__u64	time;
+	__u64	cookie;
+	int	live;		/* not deleted (it may have expired) */
+};
+
+struct worker {
+	int			fd;
+	int			id;
+	unsigned int		seed;
+	int			failed;
+	struct model_elem	elem[THREAD_ELEMS];
+};
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	struct timeq_stats st;
+	int i, k;
+
+	for (i = 0; i < THREAD_OPS && !w->failed; i++) {
+		struct model_elem *m = &w->elem[rand_r(&w->seed) % THREAD_ELEMS];
+		__u64 t;
+
+		st = stats(w->fd);
+		t = st.now + rand_r(&w->seed) % 500;
+		k = rand_r(&w->seed) % 16;
+		if (!m->live) {
+			/* Insert; a clock moved on by thread 0 may refuse t. */
+			__u64 cookie = (__u64)w->id << 32 | i;
+
+			if (!insert(w->fd, t, cookie, &m->handle)) {
+				m->time = t;
+				m->cookie = cookie;
+				m->live = 1;
+			} else if (errno != ERANGE) {
+				w->failed = errno;
+			}
+		} else if (k < 6) {
+			if (!update(w->fd, m->handle, t))
+				m->time = t;
+			else if (errno != ENOENT && errno != ERANGE)
+				w->failed = errno;
+		} else if (k < 10) {
+			if (!delete(w->fd, m->handle))
+				m->live = 0;
+			else if (errno != ENOENT)
+				w->failed = errno;
+			/* ENOENT: it expired, and its event will say so. */
+		} else if (k == 10 && w->id == 0 && i < THREAD_OPS * 9 / 10) {
+			/* The clock stops for the last tenth: some stay queued. */
+			if (advance(w->fd, st.now + rand_r(&w->seed) % 50, NULL))
+				w->failed = errno;
+		}
+	}
+	return NULL;
+}
+
+static int find(struct worker *w, __u64 handle)
+{
+	int i, j;
+
+	for (i = 0; i < THREADS; i++)
+		for (j = 0; j < THREAD_ELEMS; j++)
+			if (w[i].elem[j].live && w[i].elem[j].handle == handle)
+				return i * THREAD_ELEMS + j;
+	return -1;
+}
+
+TEST_F(dev, threads_against_models)
+{
+	static struct worker w[THREADS];
+	static char seen[THREADS * THREAD_ELEMS];
+	pthread_t thread[THREADS];
+	struct timeq_element e;
+	struct timeq_event ev;
+	__u64 found = 0, want = 0, last = 0, events = 0;
+	int i, at;
+
+	memset(w, 0, sizeof(w));
+	memset(seen, 0, sizeof(seen));
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	for (i = 0; i < THREADS; i++) {
+		w[i].fd = self->fd;
+		w[i].id = i;
+		w[i].seed = i + 1;
+		ASSERT_EQ(0, pthread_create(&thread[i], NULL, worker_run, &w[i]));
+	}
+	for (i = 0; i < THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(thread[i], NULL));
+		EXPECT_EQ(0, w[i].failed) TH_LOG("thread %d: %s", i, strerror(w[i].failed));
+		for (at = 0; at < THREAD_ELEMS; at++)
+			want += w[i].elem[at].live;
+	}
+	/* Expired elements are events; the rest leave by delete-min, in order. */
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	while (read(self->fd, &ev, sizeof(ev)) == sizeof(ev)) {
+		at = find(w, ev.handle);
+		ASSERT_LE(0, at) TH_LOG("event for an element no thread has");
+		struct model_elem *m = &w[at / THREAD_ELEMS].elem[at % THREAD_ELEMS];
+
+		EXPECT_EQ(0, seen[at]);
+		EXPECT_EQ(m->time, ev.time);
+		EXPECT_EQ(m->cookie, ev.cookie);
+		seen[at] = 1;
+		found++;
+		events++;
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	while (!element(self->fd, TIMEQ_DELETE_MIN, &e)) {
+		at = find(w, e.handle);
+		ASSERT_LE(0, at) TH_LOG("an element no thread has");
+		struct model_elem *m = &w[at / THREAD_ELEMS].elem[at % THREAD_ELEMS];
+
+		EXPECT_EQ(0, seen[at]);
+		EXPECT_EQ(m->time, e.time);
+		EXPECT_EQ(m->cookie, e.cookie);
+		EXPECT_LE(last, e.time);
+		last = e.time;
+		seen[at] = 1;
+		found++;
+	}
+	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(want, found);
+	EXPECT_LT(0, events);
+	TH_LOG("%d threads x %d ops: %llu elements left, %llu of them as events",
+	       THREADS, THREAD_OPS, (unsigned long long)want,
+	       (unsigned long long)events);
 }
 
 TEST(close_with_events_unread)
