@@ -3,6 +3,8 @@
 # timeq: the module, built out of tree, and the test entry points.
 #
 #   make		build timeq.ko against $(KDIR)
+#   make run		see it work: Debian's stock 6.12 kernel in qemu with
+#			timeq.ko, running timeqctl demo and sim
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
 #   make clean
@@ -20,6 +22,9 @@ module:
 	@test -n "$(KDIR)" || { echo "no kernel build tree: install linux-headers or set KDIR"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+run:
+	tools/run.sh
+
 check:
 	tools/testing/check.sh
 
@@ -27,4 +32,4 @@ clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
 
-.PHONY: all module check clean
+.PHONY: all module run check clean

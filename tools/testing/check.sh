@@ -21,6 +21,8 @@
 #                 and the kselftests; and the bench's own self-test, which
 #                 plants each kind of failure and expects the bench to
 #                 report it (tools/testing/vm)
+#   make-run      `make run` itself: timeqctl demo and sim in the stock 6.12
+#                 kernel
 #
 # TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing; TIMEQ_CHECK_VM=0 skips
 # the vm-* suites (quick local runs; CI runs everything).
@@ -101,6 +103,7 @@ vm() {
 			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko" \
 			-b "$st/timeq_test" -b "$st/timeq_test_32"
 	done
+	step make-run tools/run.sh
 	suite vm-selftest "$vm/selftest.sh"
 }
 
