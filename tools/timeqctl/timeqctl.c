@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,7 +101,7 @@ static void demo_help(FILE *out)
 		"none fired early.\n");
 }
 
-static int demo(int argc, char **argv)
+static int cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "timers", required_argument, NULL, 'n' },
@@ -147,8 +146,8 @@ static int demo(int argc, char **argv)
 	c.granularity = gran;
 	c.horizon = (spread_ms * 1000000 + 1000000000) / gran + 1;
 	if (ioctl(fd, TIMEQ_CONFIGURE, &c)) {
-		fail("configure", "granularity %" PRIu64 " ns, horizon %llu ticks",
-		     gran, (unsigned long long)c.horizon);
+		fail("configure", "granularity %llu ns, horizon %llu ticks",
+		     (unsigned long long)gran, (unsigned long long)c.horizon);
 		return 1;
 	}
 	deadline = calloc(n, sizeof(*deadline));
@@ -156,8 +155,9 @@ static int demo(int argc, char **argv)
 	if (!deadline || !fired)
 		return 1;
 	start = mono_ns();
-	printf("demo: %" PRIu64 " timers over %" PRIu64 " ms, ticks of %" PRIu64 " ns\n",
-	       n, spread_ms, gran);
+	printf("demo: %llu timers over %llu ms, ticks of %llu ns\n",
+	       (unsigned long long)n, (unsigned long long)spread_ms,
+	       (unsigned long long)gran);
 	for (i = 0; i < n; i++) {
 		/* Armed in a shuffled order: deadline j for timer i. */
 		uint64_t j = (i * 7919) % n;
@@ -194,8 +194,9 @@ static int demo(int argc, char **argv)
 	}
 	for (i = 0, got = 0; i < n; i++)
 		got += fired[i] == 1;
-	printf("demo: %u of %" PRIu64 " timers fired exactly once, %u early%s\n",
-	       got, n, bad, got == n && !bad ? "" : "; CHECK FAILED");
+	printf("demo: %u of %llu timers fired exactly once, %u early%s\n",
+	       got, (unsigned long long)n, bad,
+	       got == n && !bad ? "" : "; CHECK FAILED");
 	bad += n - got;
 	close(fd);
 	return bad ? 1 : 0;
@@ -226,7 +227,7 @@ static uint64_t next_rand(void)
 	return rng;
 }
 
-static int sim(int argc, char **argv)
+static int cmd_sim(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 'n' },
@@ -304,9 +305,10 @@ static int sim(int argc, char **argv)
 		}
 	}
 	t1 = mono_ns();
-	printf("sim: %llu hold steps on %llu elements (jumps 1..%llu): %.0f ops/s, %.0f ns per operation\n",
+	printf("sim: %llu hold steps on %llu elements (jumps 1..%llu): ",
 	       (unsigned long long)ops, (unsigned long long)size,
-	       (unsigned long long)jump,
+	       (unsigned long long)jump);
+	printf("%.0f ops/s, %.0f ns per operation\n",
 	       ops ? 2.0 * ops / ((t1 - t0) / 1e9) : 0.0,
 	       ops ? (t1 - t0) / (2.0 * ops) : 0.0);
 	printf("sim: the clock moved to %llu\n",
@@ -335,14 +337,14 @@ static void print_param(const char *name)
 	f = fopen(path, "r");
 	if (f) {
 		if (!fgets(value, sizeof(value), f))
-			strcpy(value, "?");
+			snprintf(value, sizeof(value), "?");
 		value[strcspn(value, "\n")] = 0;
 		fclose(f);
 	}
 	printf("  %-17s %s\n", name, value);
 }
 
-static int stats(int argc, char **argv)
+static int cmd_stats(int argc, char **argv)
 {
 	struct timeq_stats st;
 	int fd;
@@ -371,7 +373,7 @@ static int stats(int argc, char **argv)
 	return 0;
 }
 
-static void help(FILE *out)
+static void print_commands(FILE *out)
 {
 	fprintf(out,
 		"usage: timeqctl COMMAND [OPTIONS]   (timeqctl COMMAND --help)\n"
@@ -386,21 +388,21 @@ static void help(FILE *out)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		help(stderr);
+		print_commands(stderr);
 		return 2;
 	}
 	command = argv[1];
 	if (!strcmp(command, "--help") || !strcmp(command, "help")) {
-		help(stdout);
+		print_commands(stdout);
 		return 0;
 	}
 	if (!strcmp(command, "demo"))
-		return demo(argc - 1, argv + 1);
+		return cmd_demo(argc - 1, argv + 1);
 	if (!strcmp(command, "sim"))
-		return sim(argc - 1, argv + 1);
+		return cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(command, "stats"))
-		return stats(argc - 1, argv + 1);
+		return cmd_stats(argc - 1, argv + 1);
 	fprintf(stderr, "timeqctl: %s: no such command\n", command);
-	help(stderr);
+	print_commands(stderr);
 	return 2;
 }

@@ -48,8 +48,9 @@
  *    events count, so a reader that falls behind makes inserts fail, and
  *    events are never dropped.
  *  - ENODATA: TIMEQ_MIN or TIMEQ_DELETE_MIN on an empty queue.
- *  - EOPNOTSUPP: TIMEQ_ADVANCE or TIMEQ_DELETE_MIN on a monotonic clock,
- *    whose time only the kernel moves.
+ *  - EOPNOTSUPP: a clock or a batch operation the kernel does not know;
+ *    TIMEQ_ADVANCE or TIMEQ_DELETE_MIN on a monotonic clock, whose time
+ *    only the kernel moves.
  *  - ENOMEM: no memory for a new element.
  *
  * A command that fails changes nothing. TIMEQ_BATCH applies its operations

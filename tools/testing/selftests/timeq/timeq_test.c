@@ -28,6 +28,18 @@
 
 #define DEV	"/dev/timeq"
 
+/* One layout for 32- and 64-bit userspace: this file is built as both. */
+_Static_assert(sizeof(struct timeq_configure) == 40, "ABI");
+_Static_assert(sizeof(struct timeq_insert) == 32, "ABI");
+_Static_assert(sizeof(struct timeq_delete) == 16, "ABI");
+_Static_assert(sizeof(struct timeq_update) == 24, "ABI");
+_Static_assert(sizeof(struct timeq_element) == 32, "ABI");
+_Static_assert(sizeof(struct timeq_advance) == 24, "ABI");
+_Static_assert(sizeof(struct timeq_stats) == 64, "ABI");
+_Static_assert(sizeof(struct timeq_op) == 32, "ABI");
+_Static_assert(sizeof(struct timeq_batch) == 24, "ABI");
+_Static_assert(sizeof(struct timeq_event) == 24, "ABI");
+
 /* A page no access is allowed to, for EFAULT. */
 static void *no_access(void)
 {
@@ -475,6 +487,57 @@ TEST_F(dev, monotonic_never_early)
 	}
 	EXPECT_EQ((1ULL << n) - 1, seen);
 	EXPECT_EQ(0, stats(self->fd).queued);
+}
+
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+
+/*
+ * With the next slab allocation of this task made to fail (failslab, in
+ * the debug kernel), an insert fails with ENOMEM and changes nothing.
+ */
+TEST_F(dev, enomem_changes_nothing)
+{
+	struct timeq_element e;
+	int ret, err, fail;
+	__u64 h;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, insert(self->fd, 7, 70, &h));
+	if (access(FAILSLAB "probability", W_OK))
+		SKIP(return, "no failslab in this kernel");
+	fail = open("/proc/self/make-it-fail", O_WRONLY);
+	ASSERT_LE(0, fail);
+	ASSERT_EQ(0, write_file(FAILSLAB "task-filter", "Y"));
+	ASSERT_EQ(0, write_file(FAILSLAB "ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, write_file(FAILSLAB "verbose", "0"));
+	ASSERT_EQ(0, write_file(FAILSLAB "interval", "1"));
+	ASSERT_EQ(0, write_file(FAILSLAB "space", "0"));
+	ASSERT_EQ(0, write_file(FAILSLAB "times", "1"));
+	ASSERT_EQ(0, write_file(FAILSLAB "probability", "100"));
+	ASSERT_EQ(1, write(fail, "1", 1));
+	ret = insert(self->fd, 5, 50, NULL);
+	err = errno;
+	ASSERT_EQ(1, pwrite(fail, "0", 1, 0));
+	close(fail);
+	ASSERT_EQ(0, write_file(FAILSLAB "probability", "0"));
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(1, stats(self->fd).inserted);
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(h, e.handle);
+	EXPECT_EQ(0, insert(self->fd, 5, 50, NULL));
 }
 
 /* Reserved fields must be zero, in every command that has one. */
