@@ -320,20 +320,29 @@ static void paths_test_clock_storm(struct kunit *test)
 	clock_run(test, 2000, 0);	/* all due at once: 31 budgets' worth */
 }
 
+/* One timer of clock_fn on @q, reporting to @done, @left and @early. */
+static struct clock_timer *clock_timer_new(struct kunit *test, struct timeq *q,
+					   struct completion *done,
+					   atomic_t *left, atomic_t *early)
+{
+	struct clock_timer *ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	timeq_timer_init(&ct->timer, clock_fn);
+	ct->q = q;
+	ct->done = done;
+	ct->left = left;
+	ct->early = early;
+	return ct;
+}
+
 static void paths_test_clock_shutdown(struct kunit *test)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
 	struct timeq *q = clock_queue(test);
 	atomic_t left = ATOMIC_INIT(1), early = ATOMIC_INIT(0);
-	struct clock_timer *ct;
+	struct clock_timer *ct = clock_timer_new(test, q, &done, &left, &early);
 
-	ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
-	timeq_timer_init(&ct->timer, clock_fn);
-	ct->q = q;
-	ct->done = &done;
-	ct->left = &left;
-	ct->early = &early;
 	ct->rearm = INT_MAX;	/* re-arms itself for the current tick, forever */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
 	/* It has fired 20 times and re-armed itself each time. */
@@ -353,15 +362,8 @@ static void paths_test_clock_idle(struct kunit *test)
 	DECLARE_COMPLETION_ONSTACK(done);
 	struct timeq *q = clock_queue(test);
 	atomic_t left = ATOMIC_INIT(1), early = ATOMIC_INIT(0);
-	struct clock_timer *ct;
+	struct clock_timer *ct = clock_timer_new(test, q, &done, &left, &early);
 
-	ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
-	timeq_timer_init(&ct->timer, clock_fn);
-	ct->q = q;
-	ct->done = &done;
-	ct->left = &left;
-	ct->early = &early;
 	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
 	/* Half a second ahead: armed; disarmed when the timer is deleted. */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer,

@@ -605,6 +605,25 @@ int timeq_fast_min(struct timeq *q, u64 *time)
 }
 EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ);
 
+/* timeq_timer_arm(), or timeq_timer_move() if @armed_only. */
+static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
+			bool armed_only)
+{
+	int ret = -ESHUTDOWN;
+
+	tq_lock(q);
+	tq_drain(q);
+	if (q->clock)
+		tq_clock_catch_up(q);
+	if (armed_only && tq_owner(&timer->node) != q)
+		ret = -ENOENT;
+	else if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+		ret = tq_arm(q, timer, time);
+	tq_changed(q);
+	tq_unlock(q);
+	return ret;
+}
+
 /**
  * timeq_timer_arm - arm or move a timer from the slow side
  * @q:		the queue
@@ -623,17 +642,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ);
  */
 int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	int ret = -ESHUTDOWN;
-
-	tq_lock(q);
-	tq_drain(q);
-	if (q->clock)
-		tq_clock_catch_up(q);
-	if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
-		ret = tq_arm(q, timer, time);
-	tq_changed(q);
-	tq_unlock(q);
-	return ret;
+	return tq_timer_set(q, timer, time, false);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ);
 
@@ -655,19 +664,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ);
  */
 int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	int ret = -ESHUTDOWN;
-
-	tq_lock(q);
-	tq_drain(q);
-	if (q->clock)
-		tq_clock_catch_up(q);
-	if (tq_owner(&timer->node) != q)
-		ret = -ENOENT;
-	else if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
-		ret = tq_arm(q, timer, time);
-	tq_changed(q);
-	tq_unlock(q);
-	return ret;
+	return tq_timer_set(q, timer, time, true);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ);
 
