@@ -503,41 +503,76 @@ static int write_file(const char *path, const char *value)
 #define FAILSLAB "/sys/kernel/debug/failslab/"
 
 /*
- * With the next slab allocation of this task made to fail (failslab, in
- * the debug kernel), an insert fails with ENOMEM and changes nothing.
+ * Make the next slab allocation of this task fail (failslab, in the debug
+ * kernel), run @cmd on @fd with @arg, and give back what it returned and
+ * the errno; -2 if this kernel has no failslab.
  */
-TEST_F(dev, enomem_changes_nothing)
+static int with_failslab(int fd, unsigned long cmd, void *arg, int *err)
 {
+	int fail, ret;
+
+	if (access(FAILSLAB "probability", W_OK))
+		return -2;
+	fail = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fail < 0 ||
+	    write_file(FAILSLAB "task-filter", "Y") ||
+	    write_file(FAILSLAB "ignore-gfp-wait", "N") ||
+	    write_file(FAILSLAB "verbose", "0") ||
+	    write_file(FAILSLAB "interval", "1") ||
+	    write_file(FAILSLAB "space", "0") ||
+	    write_file(FAILSLAB "times", "1") ||
+	    write_file(FAILSLAB "probability", "100") ||
+	    write(fail, "1", 1) != 1)
+		return -3;
+	ret = ioctl(fd, cmd, arg);
+	*err = errno;
+	if (pwrite(fail, "0", 1, 0) != 1 ||
+	    write_file(FAILSLAB "probability", "0"))
+		ret = -3;
+	close(fail);
+	return ret;
+}
+
+/* An insert that cannot have its memory fails with ENOMEM, changing nothing. */
+TEST_F(dev, enomem_insert_changes_nothing)
+{
+	struct timeq_insert in = { .size = sizeof(in), .time = 5, .cookie = 50 };
 	struct timeq_element e;
-	int ret, err, fail;
+	int ret, err;
 	__u64 h;
 
 	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, insert(self->fd, 7, 70, &h));
-	if (access(FAILSLAB "probability", W_OK))
+	ret = with_failslab(self->fd, TIMEQ_INSERT, &in, &err);
+	if (ret == -2)
 		SKIP(return, "no failslab in this kernel");
-	fail = open("/proc/self/make-it-fail", O_WRONLY);
-	ASSERT_LE(0, fail);
-	ASSERT_EQ(0, write_file(FAILSLAB "task-filter", "Y"));
-	ASSERT_EQ(0, write_file(FAILSLAB "ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, write_file(FAILSLAB "verbose", "0"));
-	ASSERT_EQ(0, write_file(FAILSLAB "interval", "1"));
-	ASSERT_EQ(0, write_file(FAILSLAB "space", "0"));
-	ASSERT_EQ(0, write_file(FAILSLAB "times", "1"));
-	ASSERT_EQ(0, write_file(FAILSLAB "probability", "100"));
-	ASSERT_EQ(1, write(fail, "1", 1));
-	ret = insert(self->fd, 5, 50, NULL);
-	err = errno;
-	ASSERT_EQ(1, pwrite(fail, "0", 1, 0));
-	close(fail);
-	ASSERT_EQ(0, write_file(FAILSLAB "probability", "0"));
-	EXPECT_EQ(-1, ret);
+	ASSERT_EQ(-1, ret);
 	EXPECT_EQ(ENOMEM, err);
 	EXPECT_EQ(1, stats(self->fd).queued);
 	EXPECT_EQ(1, stats(self->fd).inserted);
 	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(h, e.handle);
 	EXPECT_EQ(0, insert(self->fd, 5, 50, NULL));
+}
+
+/* So does a configure: the file stays unconfigured, and can be configured. */
+TEST_F(dev, enomem_configure_changes_nothing)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MANUAL, .horizon = 1000,
+	};
+	int ret, err;
+
+	ret = with_failslab(self->fd, TIMEQ_CONFIGURE, &c, &err);
+	if (ret == -2)
+		SKIP(return, "no failslab in this kernel");
+	ASSERT_EQ(-1, ret);
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(0, stats(self->fd).configured);
+	EXPECT_EQ(-1, insert(self->fd, 1, 0, NULL));
+	EXPECT_EQ(EBADFD, errno);
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(0, insert(self->fd, 1, 0, NULL));
 }
 
 /* Reserved fields must be zero, in every command that has one. */
