@@ -264,6 +264,10 @@ static void clock_fn(struct timeq_timer *timer)
 		complete(ct->done);
 }
 
+/*
+ * A clocked queue, destroyed when the test ends. Allocate the test's
+ * timers first: KUnit releases in reverse, so the queue goes before them.
+ */
 static struct timeq *clock_queue(struct kunit *test)
 {
 	struct timeq *q = timeq_create_monotonic(CLOCK_GRAN, CLOCK_HORIZON, 0,
@@ -278,14 +282,15 @@ static struct timeq *clock_queue(struct kunit *test)
 static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
-	struct timeq *q = clock_queue(test);
 	atomic_t left = ATOMIC_INIT(n), early = ATOMIC_INIT(0);
 	struct clock_timer *ct;
+	struct timeq *q;
 	unsigned int i;
 	u64 t;
 
 	ct = kunit_kcalloc(test, n, sizeof(*ct), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	q = clock_queue(test);
 	for (i = 0; i < n; i++) {
 		timeq_timer_init(&ct[i].timer, clock_fn);
 		ct[i].q = q;
@@ -320,8 +325,11 @@ static void paths_test_clock_storm(struct kunit *test)
 	clock_run(test, 2000, 0);	/* all due at once: 31 budgets' worth */
 }
 
-/* One timer of clock_fn on @q, reporting to @done, @left and @early. */
-static struct clock_timer *clock_timer_new(struct kunit *test, struct timeq *q,
+/*
+ * One timer of clock_fn, reporting to @done, @left and @early, and its
+ * queue, made second so that it is destroyed first.
+ */
+static struct clock_timer *clock_timer_new(struct kunit *test,
 					   struct completion *done,
 					   atomic_t *left, atomic_t *early)
 {
@@ -329,19 +337,52 @@ static struct clock_timer *clock_timer_new(struct kunit *test, struct timeq *q,
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
 	timeq_timer_init(&ct->timer, clock_fn);
-	ct->q = q;
+	ct->q = clock_queue(test);
 	ct->done = done;
 	ct->left = left;
 	ct->early = early;
 	return ct;
 }
 
+/*
+ * A run that spends its whole budget (64, the default) with the next timer
+ * not yet due must still leave the hrtimer armed for it.
+ */
+static void paths_test_clock_budget_edge(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	atomic_t left = ATOMIC_INIT(65), early = ATOMIC_INIT(0);
+	struct clock_timer *ct;
+	unsigned int i;
+	struct timeq *q;
+	u64 t;
+
+	ct = kunit_kcalloc(test, 65, sizeof(*ct), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	q = clock_queue(test);
+	/* 64 due together 20 ms from now, one 20 ms after them. */
+	t = timeq_clock_ticks(q) + 20000;
+	for (i = 0; i < 65; i++) {
+		timeq_timer_init(&ct[i].timer, clock_fn);
+		ct[i].q = q;
+		ct[i].done = &done;
+		ct[i].left = &left;
+		ct[i].early = &early;
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct[i].timer,
+						      i < 64 ? t : t + 20000), 0);
+	}
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
+	for (i = 0; i < 65; i++)
+		KUNIT_EXPECT_EQ(test, ct[i].fired, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
+}
+
 static void paths_test_clock_shutdown(struct kunit *test)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
-	struct timeq *q = clock_queue(test);
 	atomic_t left = ATOMIC_INIT(1), early = ATOMIC_INIT(0);
-	struct clock_timer *ct = clock_timer_new(test, q, &done, &left, &early);
+	struct clock_timer *ct = clock_timer_new(test, &done, &left, &early);
+	struct timeq *q = ct->q;
 
 	ct->rearm = INT_MAX;	/* re-arms itself for the current tick, forever */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
@@ -360,9 +401,9 @@ static void paths_test_clock_shutdown(struct kunit *test)
 static void paths_test_clock_idle(struct kunit *test)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
-	struct timeq *q = clock_queue(test);
 	atomic_t left = ATOMIC_INIT(1), early = ATOMIC_INIT(0);
-	struct clock_timer *ct = clock_timer_new(test, q, &done, &left, &early);
+	struct clock_timer *ct = clock_timer_new(test, &done, &left, &early);
+	struct timeq *q = ct->q;
 
 	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
 	/* Half a second ahead: armed; disarmed when the timer is deleted. */
@@ -388,15 +429,16 @@ static void paths_test_clock_destroy(struct kunit *test)
 {
 	struct timeq *q = timeq_create_monotonic(CLOCK_GRAN, CLOCK_HORIZON, 0,
 						 0, GFP_KERNEL);
-	struct timeq *other = clock_queue(test);
 	atomic_t left = ATOMIC_INIT(3), early = ATOMIC_INIT(0);
 	struct clock_timer *ct;
+	struct timeq *other;
 	unsigned int i;
 	u64 far;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	ct = kunit_kcalloc(test, 3, sizeof(*ct), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	other = clock_queue(test);
 	far = timeq_clock_ticks(q) + CLOCK_HORIZON / 2;
 	for (i = 0; i < 3; i++) {
 		timeq_timer_init(&ct[i].timer, clock_fn);
@@ -441,11 +483,12 @@ static void lingering_fn(struct timeq_timer *timer)
 /* timeq_delete_sync() returns only after a running callback has. */
 static void paths_test_clock_delete_sync_waits(struct kunit *test)
 {
-	struct timeq *q = clock_queue(test);
 	struct lingering_timer *lt;
+	struct timeq *q;
 
 	lt = kunit_kzalloc(test, sizeof(*lt), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lt);
+	q = clock_queue(test);
 	timeq_timer_init(&lt->timer, lingering_fn);
 	init_completion(&lt->started);
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &lt->timer, timeq_clock_ticks(q)), 0);
@@ -772,6 +815,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_rejects_nodes),
 	KUNIT_CASE(paths_test_clock_never_early),
 	KUNIT_CASE(paths_test_clock_storm),
+	KUNIT_CASE(paths_test_clock_budget_edge),
 	KUNIT_CASE(paths_test_clock_shutdown),
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
 	KUNIT_CASE(paths_test_clock_idle),

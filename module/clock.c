@@ -46,7 +46,7 @@
 static unsigned int expire_budget = 64;
 module_param(expire_budget, uint, 0644);
 MODULE_PARM_DESC(expire_budget,
-		 "Timers one slow-path run expires before it yields (default 64)");
+		 "Timers one slow-path run expires before it yields (default 64; 0 counts as 1)");
 
 /* clock.armed when the hrtimer is not armed. */
 #define TQ_UNARMED	U64_MAX
@@ -126,34 +126,38 @@ void tq_clock_catch_up(struct timeq *q)
 
 void tq_clock_expire(struct timeq *q)
 {
+	/* At least one per run, whatever the parameter says: 0 would spin. */
+	unsigned int done, budget = max(READ_ONCE(expire_budget), 1U);
 	struct timeq_clock *clock = q->clock;
 	u64 tick = tq_clock_tick(clock);
 	struct timeq_timer *timer;
 	struct timeq_node *node;
-	unsigned int done;
-	bool more;
+	bool more, again;
 
 	for (done = 0; ; done++) {
 		tq_lock(q);
 		WRITE_ONCE(clock->running, NULL);
-		if (done == expire_budget) {
-			more = q->min && q->min->time <= tick && !clock->stopping;
+		more = q->min && q->min->time <= tick;
+		if (done == budget || !more) {
+			/*
+			 * Due timers left: run again. None: the hrtimer has
+			 * fired, or is set for a time that has passed, so arm it
+			 * again for the minimum, or cancel it.
+			 */
+			if (!more) {
+				/* The clock follows CLOCK_MONOTONIC. */
+				__timeq_del_less_than(q, tick + 1, 0, NULL, NULL);
+				if (q->min)
+					clock->armed = TQ_UNARMED;
+				tq_clock_changed(q);
+			}
+			again = more && !clock->stopping;
 			tq_unlock(q);
-			if (more)
+			if (again)
 				queue_work(timeq_wq, &q->work);
 			break;
 		}
-		if (!__timeq_del_less_than(q, tick + 1, 1, tq_take, &node)) {
-			/*
-			 * The hrtimer has fired, or is set for a time that has
-			 * passed: arm it again for the minimum, or cancel it.
-			 */
-			if (q->min)
-				clock->armed = TQ_UNARMED;
-			tq_clock_changed(q);
-			tq_unlock(q);
-			break;
-		}
+		__timeq_del_less_than(q, tick + 1, 1, tq_take, &node);
 		timer = container_of(node, struct timeq_timer, node);
 		WRITE_ONCE(clock->running, timer);
 		tq_unlock(q);
