@@ -7,6 +7,7 @@
 #			timeq.ko, running timeqctl demo and sim
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
+#   make bench-paths	the fast and slow paths' figures, in userspace
 #   make clean
 #
 # KDIR is the kernel build tree to build against: by default the running
@@ -28,8 +29,12 @@ run:
 check:
 	tools/testing/check.sh
 
+bench-paths:
+	$(MAKE) -C tools/testing/queue OUT=$(CURDIR)/build/queue $(CURDIR)/build/queue/bench_paths
+	build/queue/bench_paths
+
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
 
-.PHONY: all module run check clean
+.PHONY: all module run check bench-paths clean

@@ -56,6 +56,34 @@ static void check(struct kunit *test, struct timeq *q)
 	KUNIT_EXPECT_EQ_MSG(test, timeq_check(q, why, sizeof(why)), 0, "%s", why);
 }
 
+/* The fast path from process context: with bottom halves off, as it asks. */
+static int fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = timeq_fast_update(q, timer, time);
+	local_bh_enable();
+	return ret;
+}
+
+static int fast_min(struct timeq *q, u64 *time)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = timeq_fast_min(q, time);
+	local_bh_enable();
+	return ret;
+}
+
+/* Let the slow path apply what was handed off: the kick, then the work. */
+static void settle(struct timeq *q)
+{
+	irq_work_sync(&q->kick);
+	flush_work(&q->work);
+}
+
 /* --- directed cases on a plain queue: delta 16, M 16, now 0 --- */
 
 static void paths_test_applied(struct kunit *test)
@@ -66,23 +94,23 @@ static void paths_test_applied(struct kunit *test)
 
 	timeq_timer_init(&a, NULL);
 	timeq_timer_init(&b, NULL);
-	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), -ENOENT);
+	KUNIT_EXPECT_EQ(test, fast_min(q, &t), -ENOENT);
 	/* An insert into the current bucket, then into the next one. */
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 5), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 20), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 5), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 20), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_min(q, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, 5);
 	/* A move across the two buckets; the minimum follows. */
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 3), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 3), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_min(q, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, 3);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 31), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 31), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 31);
-	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast_min(q, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, 5);
 	/* A time already past means the clock. */
 	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(q), &a.node);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 1), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 1), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 5);
 	check(test, q);
 	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 1);
@@ -100,15 +128,19 @@ static void paths_test_deferred(struct kunit *test)
 	timeq_timer_init(&b, NULL);
 	timeq_node_init(&n1);
 	timeq_node_init(&n2);
-	/* Beyond the next bucket: handed off, applied by the slow path. */
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 100), TIMEQ_DEFERRED);
-	flush_work(&q->work);
-	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&a.node));
-	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 100);
-	/* From a far bucket to a near time: deferred too. */
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 2), TIMEQ_DEFERRED);
-	flush_work(&q->work);
+	/* Far inserts, and a far timer moved later: applied in place. */
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 100), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 120), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 150), TIMEQ_APPLIED);
+	/* The minimum going far: the next one may need a walk. Deferred. */
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 200), TIMEQ_DEFERRED);
+	settle(q);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 200);
+	/* From a far bucket to a near time: applied, and the new minimum. */
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 2), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 2);
+	KUNIT_EXPECT_PTR_EQ(test, timeq_min(q), &a.node);
+	check(test, q);
 
 	/*
 	 * Emptying head while the calendar still holds part of the next
@@ -124,15 +156,52 @@ static void paths_test_deferred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, timeq_del_less_than(q, 16, NULL, NULL), 0);
 	check(test, q);
 	/* Within head: applied. */
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 21), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 21), TIMEQ_APPLIED);
 	/* Out of head, leaving it empty: deferred. */
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 37), TIMEQ_DEFERRED);
-	flush_work(&q->work);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 37), TIMEQ_DEFERRED);
+	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 37);
 	check(test, q);
 	KUNIT_EXPECT_EQ(test, timeq_delete(q, &n1), 0);
 	KUNIT_EXPECT_EQ(test, timeq_delete(q, &n2), 0);
 	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &b), 1);
+}
+
+/*
+ * The three locks guard three regions: with bucket_lock taken, as the slow
+ * side takes it alone for far work, a near update is applied; with head_lock
+ * taken, a far one is. (When every path took head_lock first, both were
+ * deferred.)
+ */
+static void paths_test_lanes(struct kunit *test)
+{
+	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_timer first, near, far;
+
+	timeq_timer_init(&first, NULL);
+	timeq_timer_init(&near, NULL);
+	timeq_timer_init(&far, NULL);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &first, 1), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &near, 5), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &far, 100), 0);
+	spin_lock_bh(&q->bucket_lock);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 20), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 120), TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->bucket_lock);
+	settle(q);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 20);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 120);
+	spin_lock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 140), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 21), TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->head_lock);
+	settle(q);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 140);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 21);
+	check(test, q);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &first), 1);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &near), 1);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &far), 1);
 }
 
 static void paths_test_latest_wins(struct kunit *test)
@@ -145,11 +214,11 @@ static void paths_test_latest_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 3), 0);
 	/* With head_lock taken, the fast path cannot even read the minimum. */
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, timeq_fast_min(q, &t), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 7), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 9), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_min(q, &t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 7), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 9), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
-	flush_work(&q->work);
+	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 1);
 	/*
@@ -157,17 +226,17 @@ static void paths_test_latest_wins(struct kunit *test)
 	 * the slow path had not run yet): this update must follow it.
 	 */
 	set_bit(TIMEQ_TIMER_PENDING, &a.flags);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 11), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 11), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a.want), 11);
 	clear_bit(TIMEQ_TIMER_PENDING, &a.flags);
 
 	/* A slow-side arm applies what is pending first, then its own time. */
-	spin_lock_bh(&q->bucket_lock);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 13), TIMEQ_DEFERRED);
-	spin_unlock_bh(&q->bucket_lock);
+	spin_lock_bh(&q->head2_lock);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 13), TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->head2_lock);
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 4), 0);
-	flush_work(&q->work);
+	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 4);
 	check(test, q);
 	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 1);
@@ -183,11 +252,11 @@ static void paths_test_errors(struct kunit *test)
 	timeq_timer_init(&a, NULL);
 	timeq_timer_init(&b, NULL);
 	timeq_node_init(&n);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 256), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 256), -ERANGE);
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 256), -ERANGE);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&a.node));
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(other, &a, 1), 0);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &a, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 1), -EBUSY);
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &a, 1), -EBUSY);
 	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &a), 0);
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &a), 1);
@@ -195,18 +264,18 @@ static void paths_test_errors(struct kunit *test)
 	/* Shut down: every way of arming refuses, until re-initialised. */
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 1), 0);
 	KUNIT_EXPECT_EQ(test, timeq_shutdown_sync(q, &b), 1);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 1), -ESHUTDOWN);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 100), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 1), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 100), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 1), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
 	timeq_timer_init(&b, NULL);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 1), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 1), TIMEQ_APPLIED);
 	/* A pending request is dropped by a shutdown. */
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &b, 90), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 90), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
 	KUNIT_EXPECT_EQ(test, timeq_shutdown_sync(q, &b), 1);
-	flush_work(&q->work);
+	settle(q);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&b.node));
 
 	/* A clocked queue holds timers only. */
@@ -278,7 +347,11 @@ static struct timeq *clock_queue(struct kunit *test)
 	return q;
 }
 
-/* @n timers, half armed by the slow side and half by the fast path. */
+/*
+ * @n timers, half armed by the slow side and half by the fast path, at
+ * times in [base, base + @spread) from one base tick: however slowly the
+ * host arms them, and however far the expiry lags, they stay in the window.
+ */
 static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
@@ -286,24 +359,23 @@ static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 	struct clock_timer *ct;
 	struct timeq *q;
 	unsigned int i;
-	u64 t;
+	u64 t, base;
 
 	ct = kunit_kcalloc(test, n, sizeof(*ct), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
 	q = clock_queue(test);
+	base = timeq_clock_ticks(q);
 	for (i = 0; i < n; i++) {
 		timeq_timer_init(&ct[i].timer, clock_fn);
 		ct[i].q = q;
 		ct[i].done = &done;
 		ct[i].left = &left;
 		ct[i].early = &early;
-		t = timeq_clock_ticks(q) + (spread ? get_random_u64() % spread : 0);
+		t = base + (spread ? get_random_u64() % spread : 0);
 		if (i % 2) {
 			KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &ct[i].timer, t), 0);
 		} else {
-			local_bh_disable();
-			KUNIT_EXPECT_GE(test, timeq_fast_update(q, &ct[i].timer, t), 0);
-			local_bh_enable();
+			KUNIT_EXPECT_GE(test, fast_update(q, &ct[i].timer, t), 0);
 		}
 	}
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
@@ -415,7 +487,7 @@ static void paths_test_clock_idle(struct kunit *test)
 	/* Due at once: it fires, and the hrtimer is left idle. */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
-	flush_work(&q->work);
+	settle(q);
 	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
 	KUNIT_EXPECT_EQ(test, ct->fired, 1);
 }
@@ -448,7 +520,7 @@ static void paths_test_clock_destroy(struct kunit *test)
 	}
 	/* The work item waits for head_lock: the request stays pending. */
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, timeq_fast_update(q, &ct[0].timer, far + 9),
+	KUNIT_EXPECT_EQ(test, fast_update(q, &ct[0].timer, far + 9),
 			TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
 	timeq_destroy(q);
@@ -462,6 +534,200 @@ static void paths_test_clock_destroy(struct kunit *test)
 						      CLOCK_HORIZON / 2), 0);
 		KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &ct[i].timer), 1);
 	}
+}
+
+/*
+ * The fast path reaches no lock it does not try: with interrupts off on
+ * this CPU it neither re-arms the hrtimer nor queues the work; both wait
+ * for the queue's irq_work, which runs once interrupts are back on.
+ */
+static void paths_test_fast_no_hrtimer(struct kunit *test)
+{
+	struct timeq_timer *t = kunit_kcalloc(test, 3, sizeof(*t), GFP_KERNEL);
+	struct timeq *q;
+	u64 late, soon, armed;
+	int ret, deferred;
+	bool queued;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	q = clock_queue(test);
+	timeq_timer_init(&t[0], NULL);
+	timeq_timer_init(&t[1], NULL);
+	timeq_timer_init(&t[2], NULL);
+	late = timeq_clock_ticks(q) + CLOCK_HORIZON / 2;
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &t[0], late), 0);
+	KUNIT_ASSERT_EQ(test, tq_clock_armed_at(q), late);
+	soon = late - CLOCK_HORIZON / 4;
+
+	local_bh_disable();
+	local_irq_disable();
+	/* An earlier minimum, applied in place (the cross lane). */
+	ret = timeq_fast_update(q, &t[1], soon);
+	armed = tq_clock_armed_at(q);
+	/* A deferred update: the minimum going far (see paths.c). */
+	deferred = timeq_fast_update(q, &t[1], late + 1);
+	queued = work_pending(&q->work);
+	local_irq_enable();
+	local_bh_enable();
+
+	KUNIT_EXPECT_FALSE(test, queued);
+	KUNIT_EXPECT_EQ(test, ret, TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, armed, late);
+	KUNIT_EXPECT_EQ(test, deferred, TIMEQ_DEFERRED);
+	irq_work_sync(&q->kick);
+	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(q), soon);
+	settle(q);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[1].node), late + 1);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(q, &t[0]), 1);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(q, &t[1]), 1);
+}
+
+/*
+ * A clocked queue left idle longer than its horizon still takes a fast
+ * update for CLOCK_MONOTONIC plus a little: the window is judged by the
+ * real clock, the slow path catches the queue's clock up, and later fast
+ * updates are applied in place again.
+ */
+static void paths_test_clock_stale(struct kunit *test)
+{
+	struct timeq_timer *t = kunit_kcalloc(test, 2, sizeof(*t), GFP_KERNEL);
+	struct timeq *q;
+	u64 start;
+	int ret;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	q = clock_queue(test);
+	timeq_timer_init(&t[0], NULL);
+	timeq_timer_init(&t[1], NULL);
+	start = timeq_now(q);
+	/* Let the real clock run past the queue's window. */
+	while (timeq_clock_ticks(q) < start + CLOCK_HORIZON + 1000)
+		msleep(100);
+	ret = fast_update(q, &t[0], timeq_clock_ticks(q) + CLOCK_HORIZON / 2);
+	KUNIT_EXPECT_GE(test, ret, 0);
+	settle(q);
+	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&t[0].node));
+	KUNIT_EXPECT_GE(test, timeq_now(q), start + CLOCK_HORIZON);
+	/* The clock is current again: a near update applies in place. */
+	ret = fast_update(q, &t[1], timeq_clock_ticks(q) + CLOCK_HORIZON / 4);
+	KUNIT_EXPECT_EQ(test, ret, TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(q, &t[0]), 1);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(q, &t[1]), 1);
+}
+
+/*
+ * After an expiry, a timer armed for the current tick keeps that tick: the
+ * queue's clock never runs ahead of CLOCK_MONOTONIC. Ticks of 100 ms make
+ * "the same tick" easy to hold; a call that straddles a tick is retried.
+ */
+#define COARSE_GRAN	(100 * NSEC_PER_MSEC)
+
+struct done_timer {
+	struct timeq_timer	timer;
+	struct completion	done;
+};
+
+static void done_fn(struct timeq_timer *timer)
+{
+	complete(&container_of(timer, struct done_timer, timer)->done);
+}
+
+static void paths_test_clock_tick_exact(struct kunit *test)
+{
+	struct done_timer *dt = kunit_kzalloc(test, sizeof(*dt), GFP_KERNEL);
+	struct timeq_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	unsigned int tries;
+	struct timeq *q;
+	u64 tick;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dt);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	q = timeq_create_monotonic(COARSE_GRAN, 1 << 10, 0, 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, destroy_queue, q), 0);
+	timeq_timer_init(t, NULL);
+	for (tries = 0; tries < 20; tries++) {
+		tick = timeq_clock_ticks(q);
+		/* An expiry at this tick... */
+		timeq_timer_init(&dt->timer, done_fn);
+		init_completion(&dt->done);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &dt->timer, tick), 0);
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&dt->done, 30 * HZ), 0);
+		timeq_delete_sync(q, &dt->timer);
+		/* ...then an arm for the same tick, if it is still current. */
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, t, tick), 0);
+		if (timeq_clock_ticks(q) == tick)
+			break;
+		timeq_delete_sync(q, t);
+	}
+	KUNIT_EXPECT_LT(test, tries, 20);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), tick);
+	timeq_delete_sync(q, t);
+}
+
+/*
+ * One CPU, every context the table allows at once: process context runs
+ * the slow side and, with bottom halves off, the fast path; a tasklet on
+ * the same CPU runs the fast path between them. Lockdep sees each lock
+ * taken in softirq and never held with softirqs on; nothing waits forever.
+ */
+struct one_cpu {
+	struct timeq		*q;
+	struct timeq_timer	*t;
+	struct tasklet_struct	tasklet;
+	unsigned long		runs, applied;
+};
+
+static void one_cpu_tasklet(struct tasklet_struct *tasklet)
+{
+	struct one_cpu *oc = from_tasklet(oc, tasklet, tasklet);
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		if (timeq_fast_update(oc->q, &oc->t[i],
+				      timeq_now(oc->q) + 3 * i + oc->runs % 5) ==
+		    TIMEQ_APPLIED)
+			oc->applied++;
+	oc->runs++;
+}
+
+static void paths_test_contexts_one_cpu(struct kunit *test)
+{
+	struct one_cpu *oc = kunit_kzalloc(test, sizeof(*oc), GFP_KERNEL);
+	unsigned int i, round;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, oc);
+	oc->t = kunit_kcalloc(test, 16, sizeof(*oc->t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, oc->t);
+	oc->q = plain_queue(test, 0, 1 << 12, 0, 0);
+	for (i = 0; i < 16; i++)
+		timeq_timer_init(&oc->t[i], NULL);
+	tasklet_setup(&oc->tasklet, one_cpu_tasklet);
+	migrate_disable();
+	for (round = 0; round < 2000; round++) {
+		/* The fast path in process context, the tasklet pending. */
+		local_bh_disable();
+		tasklet_schedule(&oc->tasklet);
+		timeq_fast_update(oc->q, &oc->t[8 + round % 8],
+				  timeq_now(oc->q) + round % 97);
+		local_bh_enable();
+		/* The slow side, the tasklet pending again. */
+		tasklet_schedule(&oc->tasklet);
+		timeq_timer_arm(oc->q, &oc->t[round % 16],
+				timeq_now(oc->q) + round % 300);
+		if (round % 7 == 0)
+			timeq_del_less_than(oc->q, timeq_now(oc->q) + 50, NULL, NULL);
+	}
+	migrate_enable();
+	tasklet_kill(&oc->tasklet);
+	settle(oc->q);
+	check(test, oc->q);
+	KUNIT_EXPECT_GT(test, oc->runs, 0);
+	for (i = 0; i < 16; i++)
+		timeq_delete_sync(oc->q, &oc->t[i]);
+	KUNIT_EXPECT_EQ(test, timeq_count(oc->q), 0);
+	kunit_info(test, "%lu tasklet runs on one CPU, %lu of their updates applied in place\n",
+		   oc->runs, oc->applied);
 }
 
 struct lingering_timer {
@@ -788,12 +1054,12 @@ stop:
 			KUNIT_FAIL(test, "out of memory");
 	for (i = 0; i < STRESS_TIMERS; i++)
 		kfree(rcu_dereference_protected(s->slot[i], true));
-	flush_work(&s->q->work);
+	settle(s->q);
 	KUNIT_EXPECT_EQ(test, timeq_count(s->q), 0);
 	KUNIT_EXPECT_TRUE(test, llist_empty(&s->q->handoffs));
 	KUNIT_EXPECT_EQ_MSG(test, timeq_check(s->q, why, sizeof(why)), 0, "%s", why);
 #ifdef TIMEQ_DEBUG_FIFO
-	inserted = s->q->inserted;
+	inserted = atomic64_read(&s->q->inserted);
 	KUNIT_EXPECT_EQ(test, inserted, atomic_long_read(&s->fired) + s->deleted);
 #endif
 	timeq_destroy(s->q);
@@ -810,6 +1076,7 @@ stop:
 static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_applied),
 	KUNIT_CASE(paths_test_deferred),
+	KUNIT_CASE(paths_test_lanes),
 	KUNIT_CASE(paths_test_latest_wins),
 	KUNIT_CASE(paths_test_errors),
 	KUNIT_CASE(paths_test_clock_rejects_nodes),
@@ -820,6 +1087,10 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
 	KUNIT_CASE(paths_test_clock_idle),
 	KUNIT_CASE(paths_test_clock_destroy),
+	KUNIT_CASE(paths_test_fast_no_hrtimer),
+	KUNIT_CASE(paths_test_clock_stale),
+	KUNIT_CASE(paths_test_clock_tick_exact),
+	KUNIT_CASE(paths_test_contexts_one_cpu),
 	KUNIT_CASE_SLOW(paths_test_stress),
 	{}
 };

@@ -235,12 +235,12 @@ static void queue_test_fifo_pulled_before_direct(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, timeq_insert(f.q, &f.e[i].node, 9), 0);
 	KUNIT_EXPECT_EQ(test, timeq_insert(f.q, &f.e[10].node, 5), 0);
 	KUNIT_EXPECT_EQ(test, timeq_del_less_than(f.q, 4, NULL, NULL), 0);
-	KUNIT_EXPECT_EQ(test, f.q->head.count, 1);
-	KUNIT_EXPECT_EQ(test, f.q->head2.count, 2);
+	KUNIT_EXPECT_EQ(test, f.q->head->count, 1);
+	KUNIT_EXPECT_EQ(test, f.q->head2->count, 2);
 	EXPECT_SOUND(test, f.q);
 	KUNIT_EXPECT_EQ(test, timeq_insert(f.q, &f.e[5].node, 9), 0);
 	KUNIT_EXPECT_EQ(test, id_of(timeq_delete_min(f.q)), 10);
-	KUNIT_EXPECT_EQ(test, f.q->head2.count, 6);
+	KUNIT_EXPECT_EQ(test, f.q->head2->count, 6);
 	for (i = 0; i < 6; i++) {
 		KUNIT_EXPECT_EQ(test, id_of(timeq_delete_min(f.q)), i);
 		EXPECT_SOUND(test, f.q);
@@ -439,24 +439,24 @@ static void queue_test_check_catches(struct kunit *test)
 	f.e[7].node.time = 13;
 
 	/* A bitmap bit lost, and one set for an empty list. */
-	word = f.q->head.map.level[0][0];
-	f.q->head.map.level[0][0] = 0;
+	word = f.q->head->map.level[0][0];
+	f.q->head->map.level[0][0] = 0;
 	expect_broken(test, f.q, "bitmap");
-	f.q->head.map.level[0][0] = word;
+	f.q->head->map.level[0][0] = word;
 	f.q->bucket_map.level[0][0] |= BIT(0);
 	expect_broken(test, f.q, "bitmap");
 	f.q->bucket_map.level[0][0] &= ~BIT(0);
 
 	/* Counts off. */
-	f.q->count++;
+	f.q->calendar_count++;
 	expect_broken(test, f.q, "count");
-	f.q->count--;
+	f.q->calendar_count--;
 	f.q->bucket_count[3]++;
 	expect_broken(test, f.q, "count");
 	f.q->bucket_count[3]--;
-	f.q->head2.count--;
+	f.q->head2->count--;
 	expect_broken(test, f.q, "count");
-	f.q->head2.count++;
+	f.q->head2->count++;
 
 	/* The cached minimum not the first of the earliest time. */
 	f.q->min = &f.e[1].node;
@@ -470,10 +470,11 @@ static void queue_test_check_catches(struct kunit *test)
 	list_move(&f.e[4].node.entry, f.e[4].node.entry.next);
 #endif
 
-	/* A node marked as in a bucket while in a head. */
-	f.e[2].node.owner &= ~TIMEQ_NODE_IN_HEAD;
+	/* A node tagged as in the calendar while in a head. */
+	word = f.e[2].node.owner;
+	f.e[2].node.owner &= ~TIMEQ_NODE_TAG_MASK;
 	expect_broken(test, f.q, "owner");
-	f.e[2].node.owner |= TIMEQ_NODE_IN_HEAD;
+	f.e[2].node.owner = word;
 
 	/* A broken back link. */
 	saved = f.e[8].node.entry.prev;
@@ -488,26 +489,30 @@ static void queue_test_check_catches(struct kunit *test)
 static void queue_test_check_catches_empty_head(struct kunit *test)
 {
 	struct timeq_node *node;
+	unsigned long owner;
 	struct fixture f;
 
 	fixture_start(test, &f, 0, 16, 4, 4);
 	node = &f.e[0].node;
 	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, node, 5), 0);
+	owner = node->owner;
 	/* Move it from head2 list 1 to bucket list 1, counts and bits too. */
 	list_move(&node->entry, &f.q->buckets[1]);
-	f.q->head2.map.level[0][0] = 0;		/* 4 lists: one level */
-	f.q->head2.count = 0;
+	f.q->head2->map.level[0][0] = 0;		/* 4 lists: one level */
+	f.q->head2->count = 0;
 	f.q->bucket_map.level[0][0] = BIT(1);
 	f.q->bucket_count[1] = 1;
-	node->owner &= ~TIMEQ_NODE_IN_HEAD;
+	f.q->calendar_count = 1;
+	node->owner &= ~TIMEQ_NODE_TAG_MASK;
 	expect_broken(test, f.q, "head empty");
 	/* Put it back the way it was. */
-	list_move(&node->entry, &f.q->head2.lists[1]);
-	f.q->head2.map.level[0][0] = BIT(1);
-	f.q->head2.count = 1;
+	list_move(&node->entry, &f.q->head2->lists[1]);
+	f.q->head2->map.level[0][0] = BIT(1);
+	f.q->head2->count = 1;
 	f.q->bucket_map.level[0][0] = 0;
 	f.q->bucket_count[1] = 0;
-	node->owner |= TIMEQ_NODE_IN_HEAD;
+	f.q->calendar_count = 0;
+	node->owner = owner;
 	EXPECT_SOUND(test, f.q);
 }
 

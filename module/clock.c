@@ -6,18 +6,27 @@
  * granularity: tick = ktime_get_ns() / granularity. It holds timers
  * (struct timeq_timer), each with a callback, and expires them itself:
  *
- *  - An hrtimer is armed for the earliest timer's tick, and only while the
- *    queue is non-empty: an idle queue costs no interrupt at all. Every
- *    change of the minimum, on either path, comes through
- *    tq_clock_changed() under head_lock. A minimum that moves earlier
- *    re-arms the hrtimer. A minimum that moves later leaves it, and the
- *    early firing then finds nothing due and re-arms. An empty queue
- *    cancels it.
+ *  - An hrtimer is armed for the earliest timer's tick while the queue is
+ *    non-empty: an idle queue costs no interrupt. The slow side re-arms it
+ *    under head_lock whenever the minimum moves earlier, and cancels it
+ *    when the queue empties (tq_clock_changed()). A minimum that moves
+ *    later leaves it, and the early firing then finds nothing due and
+ *    re-arms. The fast path may not touch the hrtimer (its base lock
+ *    spins): when it moves the minimum earlier it queues the queue's
+ *    irq_work, whose handler re-arms (tq_clock_kick()). That costs the
+ *    time from the fast update to the self-interrupt in expiry lateness.
  *  - The hrtimer's handler only queues the queue's work (paths.c); the work
  *    expires in process context, so callbacks may sleep.
- *  - Never early: a timer of tick t is due once tick t has begun, when
- *    ktime_get_ns() >= t * granularity, read in the work before anything
- *    is removed. So a callback always sees the clock at or past its time.
+ *  - Never early, never late by a tick: a timer of tick t is due once tick
+ *    t has begun, when ktime_get_ns() >= t * granularity, read in the work
+ *    before anything is removed; and the queue's clock moves up to the
+ *    current tick, never past it (tq_clock_catch_up()), so a timer armed
+ *    for the current tick keeps that time.
+ *  - The queue's clock lags CLOCK_MONOTONIC only until the slow side next
+ *    runs: every slow-side call catches it up first, as far as the timers
+ *    not yet expired allow. The fast path judges the horizon by
+ *    CLOCK_MONOTONIC itself when a time lies beyond the lagging clock's
+ *    window (tq_clock_fast_tick()), and defers it to the slow side.
  *  - Expiry storms are bounded: one run of the work expires at most
  *    expire_budget timers (a module parameter), then queues itself again
  *    for the rest. Nothing is lost, and the workqueue runs other queues'
@@ -29,6 +38,7 @@
  */
 
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
@@ -61,7 +71,9 @@ MODULE_PARM_DESC(expire_budget,
  * @stopping:	timeq_destroy() has begun: arm nothing, queue nothing
  * @wait:	where timeq_delete_sync() waits for @running to change
  *
- * @armed, @running and @stopping are guarded by the queue's head_lock.
+ * @running and @stopping are guarded by the queue's head_lock. @armed is
+ * written under it by the slow side and without it by tq_clock_kick(): a
+ * stale value costs at most an early firing, which re-arms.
  */
 struct timeq_clock {
 	struct hrtimer		hrtimer;
@@ -97,31 +109,65 @@ void tq_clock_changed(struct timeq *q)
 	if (clock->stopping)
 		return;
 	if (!q->min) {
-		if (clock->armed != TQ_UNARMED)
+		if (q->pend != TQ_PEND_NONE)
+			return;
+		if (READ_ONCE(clock->armed) != TQ_UNARMED)
 			hrtimer_try_to_cancel(&clock->hrtimer);
-		clock->armed = TQ_UNARMED;
+		WRITE_ONCE(clock->armed, TQ_UNARMED);
 		return;
 	}
-	time = q->min->time;
-	if (clock->armed <= time)
+	time = q->min_time;
+	if (READ_ONCE(clock->armed) <= time)
 		return;
-	clock->armed = time;
+	WRITE_ONCE(clock->armed, time);
 	hrtimer_start(&clock->hrtimer, ns_to_ktime(time * clock->granularity),
 		      HRTIMER_MODE_ABS);
 }
 
-/* Move the clock up to now, but not past a timer not yet expired. */
+/*
+ * The fast path moved the minimum earlier than the hrtimer is set for:
+ * re-arm it. In the irq_work's hard interrupt, without the queue's locks;
+ * @min_time is read as it is now, and a slow-side re-arm under head_lock
+ * is ordered before the fast update that kicked this one.
+ */
+void tq_clock_kick(struct timeq *q)
+{
+	struct timeq_clock *clock = q->clock;
+	u64 time = READ_ONCE(q->min_time);
+
+	if (READ_ONCE(clock->stopping) || time >= READ_ONCE(clock->armed))
+		return;
+	WRITE_ONCE(clock->armed, time);
+	hrtimer_start(&clock->hrtimer, ns_to_ktime(time * clock->granularity),
+		      HRTIMER_MODE_ABS);
+}
+
+/*
+ * CLOCK_MONOTONIC in ticks, for the fast path: ktime_get_mono_fast_ns()
+ * takes no lock (its latch read retries only if a timekeeping update lands
+ * during it).
+ */
+u64 tq_clock_fast_tick(const struct timeq *q)
+{
+	return div64_u64(ktime_get_mono_fast_ns(), q->clock->granularity);
+}
+
+/*
+ * Move the clock up to the current tick, but not past a timer not yet
+ * expired, finishing any pulls the move needs in steps. So a timer armed
+ * for the current tick keeps its time, and the window is the current one.
+ */
 void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
-	u64 tick = tq_clock_tick(q->clock);
+	u64 tick = min(tq_clock_tick(q->clock), q->min_time);
 
 	lockdep_assert_held(&q->head_lock);
-	if (q->min)
-		tick = min(tick, q->min->time);
-	if (tick > q->now)
+	if (tick > q->now) {
 		__timeq_del_less_than(q, tick, 0, NULL, NULL);
+		tq_finish(q);
+	}
 }
 
 void tq_clock_expire(struct timeq *q)
@@ -135,29 +181,30 @@ void tq_clock_expire(struct timeq *q)
 	bool more, again;
 
 	for (done = 0; ; done++) {
+		might_sleep();
 		tq_lock(q);
+		tq_finish(q);
 		WRITE_ONCE(clock->running, NULL);
-		more = q->min && q->min->time <= tick;
+		tq_clock_catch_up(q);
+		more = q->min && q->min_time <= tick;
 		if (done == budget || !more) {
 			/*
 			 * Due timers left: run again. None: the hrtimer has
 			 * fired, or is set for a time that has passed, so arm it
 			 * again for the minimum, or cancel it.
 			 */
-			if (!more) {
-				/* The clock follows CLOCK_MONOTONIC. */
-				__timeq_del_less_than(q, tick + 1, 0, NULL, NULL);
-				if (q->min)
-					clock->armed = TQ_UNARMED;
-				tq_clock_changed(q);
-			}
+			if (!more)
+				WRITE_ONCE(clock->armed, TQ_UNARMED);
+			tq_clock_changed(q);
 			again = more && !clock->stopping;
 			tq_unlock(q);
 			if (again)
 				queue_work(timeq_wq, &q->work);
 			break;
 		}
-		__timeq_del_less_than(q, tick + 1, 1, tq_take, &node);
+		/* The clock moves to the timer's tick, at most the current one. */
+		node = __timeq_delete_min(q);
+		tq_finish(q);
 		timer = container_of(node, struct timeq_timer, node);
 		WRITE_ONCE(clock->running, timer);
 		tq_unlock(q);
@@ -191,14 +238,22 @@ VISIBLE_IF_KUNIT bool tq_clock_armed(struct timeq *q)
 	return hrtimer_active(&q->clock->hrtimer);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed);
+
+/* The tick the hrtimer was last set for, or U64_MAX; for KUnit only. */
+VISIBLE_IF_KUNIT u64 tq_clock_armed_at(struct timeq *q)
+{
+	return READ_ONCE(q->clock->armed);
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed_at);
 #endif
 
 /* The first step of timeq_destroy(): no more hrtimer, no more work. */
 void tq_clock_stop(struct timeq *q)
 {
 	tq_lock(q);
-	q->clock->stopping = true;
+	WRITE_ONCE(q->clock->stopping, true);
 	tq_unlock(q);
+	irq_work_sync(&q->kick);
 	hrtimer_cancel(&q->clock->hrtimer);
 }
 
@@ -213,7 +268,10 @@ void tq_clock_stop(struct timeq *q)
  * @gfp:	allocation flags
  *
  * Times on the queue are CLOCK_MONOTONIC nanoseconds divided by
- * @granularity; timeq_clock_ticks() reads that clock. Arm timers with
+ * @granularity; timeq_clock_ticks() reads that clock. The queue's own
+ * clock, where its window starts, follows it but cannot pass a timer that
+ * has not expired yet: while the expiry lags behind due timers, the
+ * horizon shrinks by the lag. Choose @horizon with that margin. Arm timers with
  * timeq_timer_arm() or timeq_fast_update(). A timer of time t is expired
  * once ktime_get_ns() >= t * @granularity: it is removed and its callback
  * runs in process context, on the module's workqueue, never earlier. An

@@ -4,97 +4,122 @@
  *
  * Section 3.2 of Brodnik and Karlsson has two kinds of caller on one queue.
  * The fast path (timeq_fast_update(), timeq_fast_min()) runs in softirq
- * context or with preemption disabled. It only ever tries locks and only
- * moves a node within the current and the next bucket; anything else it
- * hands to the slow path and returns. So it is O(1) in the worst case and
- * never spins, sleeps or allocates. The slow path is everything else: the
- * operations of queue.c under every lock, and one work item per queue that
+ * context, or with bottom halves disabled. It only ever tries locks, and
+ * applies an update only where that costs O(1); anything else it hands to
+ * the slow path and returns. The slow path is everything else: the
+ * operations of queue.c under the locks, and one work item per queue that
  * applies the handed-off requests and, on a queue from
  * timeq_create_monotonic(), expires timers (clock.c).
  *
  * Locks
  * -----
  *
- *	head_lock	now, min, count, head, and the time and owner of
- *			every node
- *	head2_lock	head2
- *	bucket_lock	the calendar: every bucket list, its bitmap and its
- *			counts
+ *	head_lock	the array playing head, @now, @min and @min_time
+ *	head2_lock	the array playing head2
+ *	bucket_lock	the calendar (bucket lists, bitmap, counts), the array
+ *			playing focus, and @focus_bucket
  *
- * They are always taken in that order. There are two departures from the
- * paper, both for races in its protocol (Documentation/design.rst):
+ * A node is guarded by the lock of the array its tag names (queue.c): the
+ * calendar and the focus are the far region, bucket_lock's; head and
+ * head2 are the near region, head_lock's and head2_lock's. Moving a node
+ * between regions holds the locks of both. Changing the roles, @now or
+ * @pend takes all three, in the order above, so any one of them keeps them
+ * still. The paper lets its slow process move far nodes under no lock
+ * while its fast process reads a node's time under headLock alone; a node
+ * caught between unlink and relink is then unlinked twice. Here the tag
+ * says which lock guards a node, and a path re-reads the tag once it holds
+ * that lock: a node cannot change region without it.
  *
- *  - The fast path decides from a node's time and owner, read under
- *    head_lock. The paper lets the slow process move far-bucket nodes
- *    under no lock, so that read races with a node being unlinked and
- *    relinked. Here every writer of a node's time or owner holds head_lock,
- *    so every slow-side operation takes it.
- *  - bucket_lock guards the whole calendar, not only list cur + 1, because
- *    the bitmap words and the counts are shared between lists.
+ * The slow side takes all three locks, with spin_lock_bh() on the first,
+ * so a softirq on its CPU waits rather than fails its trylocks while it
+ * holds them, and lockdep sees locks that softirqs take never held with
+ * softirqs enabled. Each lock hold is given a budget of TIMEQ_HOLD node
+ * visits (queue.h); work longer than that is pending work in queue.c,
+ * done a step at a time by tq_finish(), which drops the locks and
+ * reschedules between holds. Any slow-side caller that finds work pending
+ * finishes it first, so it never outlives the call that made it.
  *
- * So head_lock alone excludes every writer, and timeq_fast_min() needs
- * nothing more. A fast update tries all three locks, in order. The paper
- * takes head2Lock and bucketLock only when the move touches head2 or the
- * calendar, but once head_lock is held nobody else can hold them. Taking
- * them anyway costs two uncontended trylocks, keeps lockdep's view of the
- * fast path the same as the slow path's, and removes a case analysis that
- * would guard nothing. The slow side takes all three as well, with
- * spin_lock_bh() on the first. While it holds them, the softirqs of its CPU
- * wait instead of failing their trylocks, and lockdep sees a lock that
- * softirqs take never held with softirqs enabled. Hard interrupt context
- * must not call the fast path: lockdep would rightly report a lock taken
- * there but held elsewhere with interrupts on.
+ * There is one exception to "all three": a slow-side insert, delete or
+ * update of a far node that is not the minimum, to a far time no earlier
+ * than the minimum, takes bucket_lock alone (tq_far_ok()). It cannot
+ * change @min: a far node becomes the minimum only by tq_settle(), which
+ * runs under all three locks, and while the minimum is near any far time
+ * is later. So the slow side can fill and empty the far calendar while the
+ * fast path works on the heads.
  *
  * The fast path
  * -------------
  *
- * With the locks held, the update is applied in place only when both the
- * node (if queued) and its new time lie in buckets cur and cur + 1. Then
- * queue.c's update is O(1), with one exception. If the move empties head
- * while the calendar still holds part of bucket cur + 1, invariant I4
- * would have that part pulled into head2, costing O(B). That case is
- * deferred too. Any other move leaves the next minimum one bitmap search
- * away, because a node that leaves head for head2 keeps head2 non-empty.
+ * timeq_fast_update() guesses from a racy read of the timer's tag and of
+ * the clock which lane it needs, tries that lane's locks, checks the
+ * guess under them, and applies the update only if it costs O(1) and
+ * leaves no work pending:
+ *
+ *	near lane	head_lock, head2_lock: an update within buckets cur
+ *			and cur + 1, or an insert there. If the move would
+ *			empty the head while bucket list cur + 1 still holds
+ *			nodes, I4 would want that list pulled: deferred.
+ *	far lane	bucket_lock: what tq_far_ok() allows the slow side,
+ *			for a queued timer. This is a refreshed time-out,
+ *			moved later, far ahead.
+ *	cross lane	all three: any other insert or move, unless it takes
+ *			the minimum to a far time (finding the next minimum
+ *			may need a walk) or empties the head as above.
+ *
+ * The near lane also inserts while the slow side is between two steps of
+ * far work (a WALK, EVICT or RESOLVE): the heads were empty when that work
+ * began, so a node put there is the minimum, and the work's last step
+ * looks at the heads first. Every other update waits for no work to be
+ * pending: moving the minimum would settle it anew. A failed trylock, a failed check or pending work defers the
+ * update; the fast path never waits.
+ *
+ * The fast path reaches nothing that spins or sleeps: no hrtimer and no
+ * workqueue call. Where an update needs the slow path to run, or moves a
+ * clocked queue's minimum earlier than its hrtimer is set for, it queues
+ * @kick, an irq_work: irq_work_queue() claims the item with one atomic
+ * operation and raises a self-interrupt, whose handler (tq_kick()) queues
+ * the work and re-arms the hrtimer.
  *
  * The hand-off
  * ------------
  *
  * A deferred request is the timer itself. The fast path writes the new
  * time to timer->want, and if TIMEQ_TIMER_PENDING was clear, sets it and
- * pushes the timer onto the queue's llist, then queues the work. A second
- * update before the slow path runs only rewrites ->want, so the slow path
- * applies the latest time once. The request can never fail for memory.
- * While a request is pending, a fast update is not applied in place, so it
- * cannot be overtaken by the older request.
+ * pushes the timer onto the queue's llist, then kicks. A second update
+ * before the slow path runs only rewrites ->want, so the slow path applies
+ * the latest time once, in the order of the requests' first hand-off. The
+ * request can never fail for memory. While a request is pending, a fast
+ * update is not applied in place, so it cannot be overtaken by the older
+ * request.
  *
  * The slow path takes the whole list (oldest first) under every lock.
  * For each timer it clears PENDING, then reads ->want: test_and_set_bit()
  * and clear_bit() + smp_mb__after_atomic() order the two sides, so an
- * update that found PENDING set is seen by this read. Every slow-side timer
- * call drains the list first, for the same reason.
+ * update that found PENDING set is seen by this read. A fast update tests
+ * PENDING again under its lane's locks, which the drain holds while it
+ * clears PENDING and applies the request, so it cannot slip an in-place
+ * update between the two. Every slow-side timer call drains the list
+ * first, for the same reason.
  *
  * Lifetimes
  * ---------
  *
- * The only unlocked window in which a timer is referenced is between a
- * fast update's test_and_set_bit() of PENDING and its llist_add(). It runs
- * with preemption disabled, so timeq_delete_sync() drains, deletes and,
- * if PENDING is still set, relaxes and tries again. When it returns, no
- * request refers to the timer and (clock.c) no callback runs it.
- * timeq_shutdown_sync() also sets TIMEQ_TIMER_SHUTDOWN first. A fast
- * update checks that flag after setting PENDING, and the shutdown checks
- * PENDING after setting the flag (a full barrier each side), so at least
- * one of them sees the other.
+ * A fast update reads and writes its timer without any lock that the slow
+ * side could wait for, so no slow-side call can know that none is running.
+ * That is the caller's to guarantee, as with timer_delete_sync(): see
+ * timeq_delete_sync(). Given that, the llist is the only reference the
+ * queue keeps to a timer that is not queued, and the delete drains it.
  */
 
 #include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/llist.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
-#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timeq.h>
@@ -104,7 +129,9 @@
 #include "queue.h"
 
 /* Nodes one lock hold of timeq_del_less_than() removes without a callback. */
-#define TQ_BATCH	64
+#define TQ_BATCH	TIMEQ_HOLD
+
+/* --- the slow side's locks --- */
 
 void tq_lock(struct timeq *q)
 	__acquires(&q->head_lock) __acquires(&q->head2_lock)
@@ -113,12 +140,16 @@ void tq_lock(struct timeq *q)
 	spin_lock_bh(&q->head_lock);
 	spin_lock(&q->head2_lock);
 	spin_lock(&q->bucket_lock);
+	q->budget = TIMEQ_HOLD;
+	q->visits = 0;
 }
 
 void tq_unlock(struct timeq *q)
 	__releases(&q->bucket_lock) __releases(&q->head2_lock)
 	__releases(&q->head_lock)
 {
+	if (q->visits > q->max_visits)
+		q->max_visits = q->visits;
 	spin_unlock(&q->bucket_lock);
 	spin_unlock(&q->head2_lock);
 	spin_unlock_bh(&q->head_lock);
@@ -133,10 +164,17 @@ static void tq_assert_locked(struct timeq *q)
 	lockdep_assert_held(&q->bucket_lock);
 }
 
-/* A timeq_fn that hands the one node it is given back through @arg. */
-void tq_take(struct timeq_node *node, void *arg)
+/* Do the pending work, a budget per lock hold, rescheduling in between. */
+void tq_finish(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
 {
-	*(struct timeq_node **)arg = node;
+	tq_assert_locked(q);
+	while (__timeq_step(q)) {
+		tq_unlock(q);
+		cond_resched();
+		tq_lock(q);
+	}
 }
 
 /* The minimum may have moved: a clocked queue re-arms its hrtimer. */
@@ -146,6 +184,59 @@ static void tq_changed(struct timeq *q)
 	lockdep_assert_held(&q->head_lock);
 	if (q->clock)
 		tq_clock_changed(q);
+}
+
+/* Enter the slow side: every lock, no work pending, the clock current. */
+static void tq_slow_begin(struct timeq *q)
+	__acquires(&q->head_lock) __acquires(&q->head2_lock)
+	__acquires(&q->bucket_lock)
+{
+	might_sleep();
+	tq_lock(q);
+	tq_finish(q);
+	if (q->clock)
+		tq_clock_catch_up(q);
+}
+
+/* Leave it: finish what the call left pending, re-arm, unlock. */
+static void tq_slow_end(struct timeq *q)
+	__releases(&q->bucket_lock) __releases(&q->head2_lock)
+	__releases(&q->head_lock)
+{
+	tq_finish(q);
+	tq_changed(q);
+	tq_unlock(q);
+}
+
+/*
+ * May @node (queued in @q or in no queue) go to @time, or be deleted if
+ * @time is TQ_DELETE, under bucket_lock alone? Only if no work is pending,
+ * the node is far and not the minimum, and @time is far, in the window and
+ * no earlier than the minimum (so a minimum there is). See "Locks" above.
+ */
+#define TQ_DELETE	U64_MAX
+
+static bool tq_far_ok(const struct timeq *q, const struct timeq_node *node,
+		      u64 time)
+	__must_hold(&q->bucket_lock)
+{
+	lockdep_assert_held(&q->bucket_lock);
+	if (q->pend != TQ_PEND_NONE)
+		return false;
+	if (node->owner && (tq_owner(node) != q || !tq_is_far(q, node) ||
+			    READ_ONCE(q->min) == node))
+		return false;
+	if (time == TQ_DELETE)
+		return node->owner;
+	/* @min becomes NULL only under every lock: see "Locks". */
+	return tq_in_window(q, time) && tq_rel(q, time) >= 2 &&
+	       READ_ONCE(q->min) && time >= READ_ONCE(q->min_time);
+}
+
+/* A timeq_fn that hands the one node it is given back through @arg. */
+void tq_take(struct timeq_node *node, void *arg)
+{
+	*(struct timeq_node **)arg = node;
 }
 
 /* Queue @timer at @time, or at the clock if @time has passed. */
@@ -160,7 +251,10 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 	return __timeq_insert(q, &timer->node, time);
 }
 
-/* Apply every handed-off request, oldest first. */
+/*
+ * Apply every handed-off request, oldest first: one node visit each, and
+ * whatever pending work each leaves is finished before the next.
+ */
 static void tq_drain(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
@@ -171,11 +265,19 @@ static void tq_drain(struct timeq *q)
 	tq_assert_locked(q);
 	list = llist_reverse_order(llist_del_all(&q->handoffs));
 	llist_for_each_entry_safe(timer, next, list, handoff) {
+		if (!q->budget) {
+			tq_unlock(q);
+			cond_resched();
+			tq_lock(q);
+		}
+		q->budget--;
+		q->visits++;
 		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
 		if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
 			tq_arm(q, timer, READ_ONCE(timer->want));
+		tq_finish(q);
 	}
 }
 
@@ -194,12 +296,25 @@ static void tq_work(struct work_struct *work)
 {
 	struct timeq *q = container_of(work, struct timeq, work);
 
-	tq_lock(q);
+	tq_slow_begin(q);
 	tq_drain(q);
-	tq_changed(q);
-	tq_unlock(q);
+	tq_slow_end(q);
 	if (q->clock)
 		tq_clock_expire(q);
+}
+
+/*
+ * The fast path's irq_work, in hard interrupt context: what the fast path
+ * may not do itself (see "The fast path").
+ */
+static void tq_kick(struct irq_work *kick)
+{
+	struct timeq *q = container_of(kick, struct timeq, kick);
+
+	if (q->clock)
+		tq_clock_kick(q);
+	if (!llist_empty(&q->handoffs))
+		queue_work(timeq_wq, &q->work);
 }
 
 /**
@@ -216,13 +331,14 @@ static void tq_work(struct work_struct *work)
  * sqrt(@horizon), the choice of the paper's analysis: with both 0, delta =
  * 2^floor(h / 2) and M = 2^ceil(h / 2) where 2^h is the least power of two
  * >= @horizon; with one given, the other is the least that covers. The
- * queue takes about 16 * (2 * delta + M) bytes plus bitmaps.
+ * queue takes about 16 * (3 * delta + M) bytes plus bitmaps, in one
+ * kvzalloc().
  *
  * The queue's clock moves only when the caller removes nodes with
  * timeq_delete_min() or timeq_del_less_than(); see timeq_create_monotonic()
  * for a queue that expires timers by itself.
  *
- * Context: may sleep if @gfp allows.
+ * Context: process context; may sleep if @gfp allows.
  * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
  * if the memory could not be had.
  */
@@ -242,6 +358,7 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	spin_lock_init(&q->head2_lock);
 	spin_lock_init(&q->bucket_lock);
 	init_llist_head(&q->handoffs);
+	init_irq_work(&q->kick, tq_kick);
 	INIT_WORK(&q->work, tq_work);
 	return q;
 
@@ -259,7 +376,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ);
  * frees it. What is still in it is released, not freed and not run. Each
  * queued node or timer is left as after timeq_node_init() but for its
  * time, so its owner may insert it in another queue or free it. Requests
- * handed off and not yet applied are dropped. O(N + delta + M).
+ * handed off and not yet applied are dropped. O(N + delta + M), in lock
+ * holds of at most TIMEQ_STEP nodes with a reschedule between them.
  *
  * Context: process context, may sleep. The caller must ensure that nothing
  * else uses @q, from either path, once this is called.
@@ -268,11 +386,20 @@ void timeq_destroy(struct timeq *q)
 {
 	if (!q)
 		return;
+	might_sleep();
 	if (q->clock)
 		tq_clock_stop(q);
+	irq_work_sync(&q->kick);
 	cancel_work_sync(&q->work);
 	tq_discard(q);
-	__timeq_release(q);
+	tq_lock(q);
+	while (__timeq_release_step(q)) {
+		tq_unlock(q);
+		cond_resched();
+		tq_lock(q);
+	}
+	tq_unlock(q);
+	__timeq_free(q);
 	kfree(q->clock);
 	kfree(q);
 }
@@ -288,7 +415,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ);
  * time before the current minimum makes @node the minimum. A queue from
  * timeq_create_monotonic() holds timers only: use timeq_timer_arm().
  *
- * Context: the slow side (see include/linux/timeq.h); takes every lock.
+ * Context: the slow side (see include/linux/timeq.h). Takes bucket_lock
+ * alone for a far time no earlier than the minimum, else every lock.
  * Return: 0; -EBUSY if @node is already in a queue; -ERANGE if @time is
  * outside the window; -EINVAL on a clocked queue. On error nothing changes.
  */
@@ -296,11 +424,19 @@ int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 {
 	int ret;
 
+	might_sleep();
 	if (q->clock)
 		return -EINVAL;
-	tq_lock(q);
+	spin_lock_bh(&q->bucket_lock);
+	if (!node->owner && tq_far_ok(q, node, time)) {
+		ret = __timeq_insert(q, node, time);
+		spin_unlock_bh(&q->bucket_lock);
+		return ret;
+	}
+	spin_unlock_bh(&q->bucket_lock);
+	tq_slow_begin(q);
 	ret = __timeq_insert(q, node, time);
-	tq_unlock(q);
+	tq_slow_end(q);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ);
@@ -310,13 +446,13 @@ EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ);
  * @q:		the queue
  * @node:	a node in @q; the minimum is allowed
  *
- * O(1) worst case, except that removing the minimum when the head holds no
- * other node costs a walk of the next non-empty bucket (see "The minimum,
- * and who pays to find it" in module/queue.c). The clock does not move.
- * For a timer that may have a fast update pending, use
- * timeq_timer_delete() or timeq_delete_sync().
+ * O(1), then, if @node was the minimum, the pending work of finding the
+ * next one (see "The minimum, and who pays to find it" in module/queue.c).
+ * The clock does not move. For a timer that may have a fast update
+ * pending, use timeq_timer_delete() or timeq_delete_sync().
  *
- * Context: the slow side; takes every lock.
+ * Context: the slow side. Takes bucket_lock alone for a far node that is
+ * not the minimum, else every lock.
  * Return: 0; -ENOENT if @node is not in @q (in no queue, or in another).
  * On error nothing changes.
  */
@@ -324,10 +460,17 @@ int timeq_delete(struct timeq *q, struct timeq_node *node)
 {
 	int ret;
 
-	tq_lock(q);
+	might_sleep();
+	spin_lock_bh(&q->bucket_lock);
+	if (tq_far_ok(q, node, TQ_DELETE)) {
+		ret = __timeq_delete(q, node);
+		spin_unlock_bh(&q->bucket_lock);
+		return ret;
+	}
+	spin_unlock_bh(&q->bucket_lock);
+	tq_slow_begin(q);
 	ret = __timeq_delete(q, node);
-	tq_changed(q);
-	tq_unlock(q);
+	tq_slow_end(q);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_delete, TIMEQ);
@@ -340,10 +483,12 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete, TIMEQ);
  *
  * The same as timeq_delete() then timeq_insert(), in one step that cannot
  * half-fail: @node goes behind every node already at @time, even if @time
- * is its old time. O(1) worst case, with the exception of timeq_delete()
- * when @node is the minimum.
+ * is its old time. O(1), then pending work as timeq_delete() if @node is
+ * the minimum.
  *
- * Context: the slow side; takes every lock.
+ * Context: the slow side. Takes bucket_lock alone for a far node that is
+ * not the minimum going to a far time no earlier than the minimum, else
+ * every lock.
  * Return: 0; -ENOENT if @node is not in @q; -ERANGE if @time is outside
  * the window. On error nothing changes.
  */
@@ -351,10 +496,17 @@ int timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 {
 	int ret;
 
-	tq_lock(q);
+	might_sleep();
+	spin_lock_bh(&q->bucket_lock);
+	if (node->owner && tq_far_ok(q, node, time)) {
+		ret = __timeq_update(q, node, time);
+		spin_unlock_bh(&q->bucket_lock);
+		return ret;
+	}
+	spin_unlock_bh(&q->bucket_lock);
+	tq_slow_begin(q);
 	ret = __timeq_update(q, node, time);
-	tq_changed(q);
-	tq_unlock(q);
+	tq_slow_end(q);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ);
@@ -364,9 +516,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ);
  * @q:		the queue
  *
  * Removes timeq_min(@q) and sets the clock to its time, then moves a share
- * of the next bucket into head2 (the paper's deamortisation). O(1)
- * expected when buckets hold O(1) nodes; see "Costs" in module/queue.c
- * for the worst case.
+ * of the next bucket into head2 (the paper's deamortisation). O(1) but for
+ * that share and the pending work of finding the next minimum; see "Costs"
+ * in module/queue.c.
  *
  * Context: the slow side; takes every lock.
  * Return: the removed node, no longer queued, or NULL if @q is empty.
@@ -375,10 +527,9 @@ struct timeq_node *timeq_delete_min(struct timeq *q)
 {
 	struct timeq_node *node;
 
-	tq_lock(q);
+	tq_slow_begin(q);
 	node = __timeq_delete_min(q);
-	tq_changed(q);
-	tq_unlock(q);
+	tq_slow_end(q);
 	return node;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ);
@@ -401,7 +552,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ);
  * call any slow-side function on @q. A node inserted before @time while
  * this runs, by @fn or by anyone, is removed by this same call, so a
  * callback that always re-inserts before @time never returns. Without @fn,
- * nodes are removed TQ_BATCH (64) to a lock hold, so the fast path is
+ * nodes are removed up to TIMEQ_HOLD to a lock hold, so the fast path is
  * never shut out for long.
  *
  * Context: the slow side; takes every lock, for each node or batch; @fn
@@ -413,19 +564,20 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 {
 	unsigned long removed = 0, n;
 	struct timeq_node *node;
+	bool more;
 
 	do {
-		tq_lock(q);
+		tq_slow_begin(q);
 		if (fn)
 			n = __timeq_del_less_than(q, time, 1, tq_take, &node);
 		else
 			n = __timeq_del_less_than(q, time, TQ_BATCH, NULL, NULL);
-		tq_changed(q);
-		tq_unlock(q);
+		more = n || q->now < time;
+		tq_slow_end(q);
 		removed += n;
 		if (n && fn)
 			fn(node, arg);
-	} while (n);
+	} while (more);
 	return removed;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ);
@@ -436,12 +588,13 @@ EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ);
  * @buf:	where to describe the first violation found, or NULL
  * @len:	size of @buf
  *
- * Walks every list under the locks: each node's owner, window, list and
- * position, the links, the counts, the bitmaps at every level, the cached
- * minimum, the rule that an empty head leaves nothing of the next bucket
- * outside head2 and, in builds with %TIMEQ_DEBUG_FIFO, insertion order
- * within each list. O(N + delta + M), with the fast path shut out
- * meanwhile. For tests; it changes nothing.
+ * Walks every list under the locks: each node's owner and tag, window,
+ * list and position, the links, the counts, the bitmaps at every level,
+ * the cached minimum, the rules that an empty head leaves nothing of the
+ * next bucket outside head2 and that the focus bucket is not split and,
+ * in builds with %TIMEQ_DEBUG_FIFO, insertion order within each list.
+ * O(N + delta + M) in one lock hold, with the fast path shut out
+ * meanwhile: for tests, not for production. It changes nothing.
  *
  * Context: the slow side; takes every lock.
  * Return: 0 if @q is sound; -EUCLEAN with a description in @buf if not.
@@ -450,78 +603,280 @@ int timeq_check(struct timeq *q, char *buf, size_t len)
 {
 	int ret;
 
+	might_sleep();
 	tq_lock(q);
+	tq_finish(q);
 	ret = __timeq_check(q, buf, len);
 	tq_unlock(q);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ);
 
-/* The fast path, with every lock held: 0, -EAGAIN to defer, or an error. */
-static int tq_fast_apply(struct timeq *q, struct timeq_timer *timer, u64 time)
+/* --- the fast path --- */
+
+/*
+ * Is @time in the window of @q, whose clock reads @now? 0 if it is (a time
+ * before @now is taken as @now), -ERANGE if it is beyond the horizon, and
+ * -EAGAIN if only the slow path can tell: a clocked queue's @now lags
+ * CLOCK_MONOTONIC until the slow path next runs.
+ */
+static int tq_window(const struct timeq *q, u64 now, u64 time)
+{
+	u64 tick;
+
+	if (time < now || time - now < q->horizon)
+		return 0;
+	if (!q->clock)
+		return -ERANGE;
+	tick = tq_clock_fast_tick(q);
+	return time < tick || time - tick < q->horizon ? -EAGAIN : -ERANGE;
+}
+
+/* What every lane checks first, under its locks. */
+static int tq_fast_check(struct timeq *q, struct timeq_timer *timer)
+{
+	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+		return -ESHUTDOWN;
+	/* Under a lock the drain holds: see "The hand-off". */
+	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		return -EAGAIN;
+	if (timer->node.owner && tq_owner(&timer->node) != q)
+		return -EBUSY;
+	return 0;
+}
+
+/* The minimum moved from @old to earlier: a clocked queue re-arms. */
+static void tq_fast_changed(struct timeq *q, u64 old)
+{
+	if (q->clock && READ_ONCE(q->min_time) < old)
+		irq_work_queue(&q->kick);
+}
+
+/* The far lane, under bucket_lock: a queued far timer moved far. */
+static int tq_fast_far(struct timeq *q, struct timeq_timer *timer, u64 time)
+	__must_hold(&q->bucket_lock)
+{
+	int ret = tq_fast_check(q, timer);
+
+	lockdep_assert_held(&q->bucket_lock);
+	if (!ret)
+		ret = tq_window(q, q->now, time);
+	if (ret)
+		return ret;
+	time = max(time, q->now);
+	if (!timer->node.owner || !tq_far_ok(q, &timer->node, time))
+		return -EAGAIN;
+	return __timeq_update(q, &timer->node, time);
+}
+
+/*
+ * Would moving @node (in @q, or in none) to @time leave work pending, or
+ * need a far walk for the next minimum? Then the fast path defers.
+ * TQ_CHECK_NEXT: only if bucket list cur + 1 holds nodes (I4), which
+ * bucket_lock guards.
+ */
+enum { TQ_SHORT, TQ_LONG, TQ_CHECK_NEXT };
+
+static int tq_fast_length(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	u64 rel = tq_rel(q, time);
+
+	if (!node->owner)
+		return TQ_SHORT;
+	/* The minimum going far: the next one may need a walk. */
+	if (q->min == node && rel >= 2)
+		return TQ_LONG;
+	/* Emptying the head while the calendar holds part of the next bucket. */
+	if (tq_is_head(q, node) && q->head->count == 1 && rel >= 1)
+		return TQ_CHECK_NEXT;
+	return TQ_SHORT;
+}
+
+/* Does bucket list cur + 1 hold nodes? With bucket_lock held. */
+static bool tq_next_in_calendar(const struct timeq *q)
+	__must_hold(&q->bucket_lock)
+{
+	lockdep_assert_held(&q->bucket_lock);
+	return q->bucket_count[tq_slot(q, tq_cur(q) + 1)];
+}
+
+/* tq_next_in_calendar() from the near lane, trying bucket_lock. */
+static bool tq_try_next_in_calendar(struct timeq *q)
+{
+	bool ret;
+
+	if (!spin_trylock(&q->bucket_lock))
+		return true;
+	ret = tq_next_in_calendar(q);
+	spin_unlock(&q->bucket_lock);
+	return ret;
+}
+
+/* The near lane, under head_lock and head2_lock: within buckets cur, cur + 1. */
+static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+{
+	struct timeq_node *node = &timer->node;
+	u64 old = q->min_time;
+	int ret = tq_fast_check(q, timer);
+
+	lockdep_assert_held(&q->head_lock);
+	lockdep_assert_held(&q->head2_lock);
+	if (!ret)
+		ret = tq_window(q, q->now, time);
+	if (ret)
+		return ret;
+	if (q->pend == TQ_PEND_PULL_NEXT || q->pend == TQ_PEND_PULL_HEAD)
+		return -EAGAIN;
+	time = max(time, q->now);
+	if (tq_rel(q, time) > 1)
+		return -EAGAIN;
+	if (node->owner) {
+		/*
+		 * Near: the lane's locks guard it (see "Locks"). Not while far
+		 * work is pending: moving the minimum would settle it anew.
+		 */
+		if (tq_is_far(q, node) || q->pend != TQ_PEND_NONE)
+			return -EAGAIN;
+		switch (tq_fast_length(q, node, time)) {
+		case TQ_LONG:
+			return -EAGAIN;
+		case TQ_CHECK_NEXT:
+			if (tq_try_next_in_calendar(q))
+				return -EAGAIN;
+			break;
+		}
+		ret = __timeq_update(q, node, time);
+	} else {
+		ret = __timeq_insert(q, node, time);
+	}
+	tq_fast_changed(q, old);
+	return ret;
+}
+
+/* The cross lane, under every lock: any other O(1) insert or move. */
+static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
 	struct timeq_node *node = &timer->node;
-	unsigned long head_after = q->head.count;
-	bool from_head = false;
-	int ret;
+	u64 old = q->min_time;
+	int ret = tq_fast_check(q, timer);
 
-	tq_assert_locked(q);
-	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
-		return -ESHUTDOWN;
-	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+	if (!ret)
+		ret = tq_window(q, q->now, time);
+	if (ret)
+		return ret;
+	if (q->pend != TQ_PEND_NONE)
 		return -EAGAIN;
-	if (node->owner && tq_owner(node) != q)
-		return -EBUSY;
 	time = max(time, q->now);
-	if (time - q->now >= q->horizon)
-		return -ERANGE;
-	if (tq_rel(q, time) > 1)
+	switch (tq_fast_length(q, node, time)) {
+	case TQ_LONG:
 		return -EAGAIN;
-	if (node->owner) {
-		if (tq_rel(q, node->time) > 1)
+	case TQ_CHECK_NEXT:
+		if (tq_next_in_calendar(q))
 			return -EAGAIN;
-		from_head = tq_rel(q, node->time) == 0;
-		head_after -= from_head;
+		break;
 	}
-	head_after += tq_rel(q, time) == 0;
-	if (from_head && !head_after &&
-	    q->bucket_count[tq_slot(q, tq_cur(q) + 1)])
-		return -EAGAIN;
 	if (node->owner)
 		ret = __timeq_update(q, node, time);
 	else
 		ret = __timeq_insert(q, node, time);
-	if (!ret)
-		tq_changed(q);
+	tq_fast_changed(q, old);
 	return ret;
 }
 
 /* Hand a request to the slow path; no lock is held. */
 static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	u64 now = READ_ONCE(q->now);
+	int ret = tq_window(q, READ_ONCE(q->now), time);
 
-	/* The clock only moves on: a time in the window now stays in it. */
-	if (time > now && time - now >= q->horizon)
-		return -ERANGE;
+	if (ret == -ERANGE)
+		return ret;
 	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
 		return -ESHUTDOWN;
-	/* timeq_delete_sync() waits for this window to close. */
-	preempt_disable();
 	WRITE_ONCE(timer->want, time);
 	if (!test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags)) {
 		if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags)) {
 			clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
-			preempt_enable();
 			return -ESHUTDOWN;
 		}
 		llist_add(&timer->handoff, &q->handoffs);
-		queue_work(timeq_wq, &q->work);
+		irq_work_queue(&q->kick);
 	}
-	preempt_enable();
 	return TIMEQ_DEFERRED;
+}
+
+/* The lanes: which locks a fast update tries. */
+enum tq_lane { TQ_LANE_NEAR, TQ_LANE_FAR, TQ_LANE_CROSS };
+
+/* A guess from racy reads; each lane checks it under its locks. */
+static enum tq_lane tq_fast_lane(const struct timeq *q,
+				 const struct timeq_node *node, u64 time)
+{
+	unsigned long owner = READ_ONCE(node->owner);
+	u64 now = READ_ONCE(q->now);
+	bool far = max(time, now) >> q->delta_shift >= (now >> q->delta_shift) + 2;
+	unsigned int tag = owner & TIMEQ_NODE_TAG_MASK;
+
+	if (!owner)
+		return far ? TQ_LANE_CROSS : TQ_LANE_NEAR;
+	if (tag == TQ_TAG_CALENDAR || &q->heads[tag - 1] == READ_ONCE(q->focus))
+		return far ? TQ_LANE_FAR : TQ_LANE_CROSS;
+	return far ? TQ_LANE_CROSS : TQ_LANE_NEAR;
+}
+
+/* Each lane: try its locks, apply, or -EAGAIN to defer. */
+static int tq_try_far(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	int ret;
+
+	if (!spin_trylock(&q->bucket_lock))
+		return -EAGAIN;
+	ret = tq_fast_far(q, timer, time);
+	spin_unlock(&q->bucket_lock);
+	return ret;
+}
+
+static int tq_try_near(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	int ret;
+
+	if (!spin_trylock(&q->head_lock))
+		return -EAGAIN;
+	if (!spin_trylock(&q->head2_lock))
+		goto unlock_head;
+	ret = tq_fast_near(q, timer, time);
+	spin_unlock(&q->head2_lock);
+	spin_unlock(&q->head_lock);
+	return ret;
+
+unlock_head:
+	spin_unlock(&q->head_lock);
+	return -EAGAIN;
+}
+
+static int tq_try_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	int ret;
+
+	if (!spin_trylock(&q->head_lock))
+		return -EAGAIN;
+	if (!spin_trylock(&q->head2_lock))
+		goto unlock_head;
+	if (!spin_trylock(&q->bucket_lock))
+		goto unlock_head2;
+	ret = tq_fast_cross(q, timer, time);
+	spin_unlock(&q->bucket_lock);
+	spin_unlock(&q->head2_lock);
+	spin_unlock(&q->head_lock);
+	return ret;
+
+unlock_head2:
+	spin_unlock(&q->head2_lock);
+unlock_head:
+	spin_unlock(&q->head_lock);
+	return -EAGAIN;
 }
 
 /**
@@ -530,21 +885,25 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
  * @timer:	an initialised timer, queued in @q or in no queue
  * @time:	its new time; a time before timeq_now(@q) means the clock
  *
- * Applies the update at once when the locks are free and both the timer's
- * current time (if queued) and @time lie in the current or the next bucket.
- * Otherwise it hands the request to the slow path, which applies it soon,
- * in order with the timer's other requests: a timer updated twice before
- * the slow path runs ends with the latest time. Never spins, sleeps or
- * allocates; O(1) worst case.
+ * Applies the update at once when the locks it needs are free and it costs
+ * O(1): within the current and the next bucket, between far buckets for a
+ * timer that is not the earliest, or between the two (see "The fast path"
+ * in module/paths.c). Otherwise it hands the request to the slow path,
+ * which applies it soon, in order with the timer's other requests: a timer
+ * updated twice before the slow path runs ends with the latest time, and
+ * counts as inserted when the slow path applies it. Never sleeps and never
+ * waits for a lock; O(1) worst case.
  *
- * The window is judged by the clock as last seen: a @time beyond the
- * horizon is refused, and a @time that has passed by the time the slow
- * path applies it is taken as the clock then. A deferred request takes
- * effect when the slow path applies it: if the timer expires before that,
- * the request arms it again.
+ * The window is judged by the clock as this call reads it: a @time beyond
+ * the horizon is refused, and a @time that has passed by the time the slow
+ * path applies it is taken as the clock then. On a clocked queue the
+ * horizon is counted from CLOCK_MONOTONIC (ktime_get_mono_fast_ns(), read
+ * only when @time lies beyond the queue's own clock plus the horizon; its
+ * latch read retries if a timekeeping update lands during it). A deferred
+ * request takes effect when the slow path applies it: if the timer expires
+ * before that, the request arms it again.
  *
- * Context: softirq, or any context with preemption or bottom halves
- * disabled, or process context; not hard interrupt context.
+ * Context: softirq, or bottom halves disabled; not hard interrupt or NMI.
  * Return: %TIMEQ_APPLIED or %TIMEQ_DEFERRED; -ERANGE if @time lies beyond
  * the horizon; -EBUSY if @timer is in another queue; -ESHUTDOWN after
  * timeq_shutdown_sync(). On error nothing changes.
@@ -553,28 +912,25 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	int ret;
 
+	lockdep_assert_in_softirq();
 	/* A request is pending: this one joins it, without touching a lock. */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
-		goto defer;
-	if (!spin_trylock(&q->head_lock))
-		goto defer;
-	if (!spin_trylock(&q->head2_lock))
-		goto unlock_head;
-	if (!spin_trylock(&q->bucket_lock))
-		goto unlock_head2;
-	ret = tq_fast_apply(q, timer, time);
-	spin_unlock(&q->bucket_lock);
-	spin_unlock(&q->head2_lock);
-	spin_unlock(&q->head_lock);
+		return tq_handoff(q, timer, time);
+	if (READ_ONCE(timer->node.owner) && tq_owner(&timer->node) != q)
+		return -EBUSY;
+	switch (tq_fast_lane(q, &timer->node, time)) {
+	case TQ_LANE_FAR:
+		ret = tq_try_far(q, timer, time);
+		break;
+	case TQ_LANE_NEAR:
+		ret = tq_try_near(q, timer, time);
+		break;
+	default:
+		ret = tq_try_cross(q, timer, time);
+		break;
+	}
 	if (ret != -EAGAIN)
 		return ret;
-	goto defer;
-
-unlock_head2:
-	spin_unlock(&q->head2_lock);
-unlock_head:
-	spin_unlock(&q->head_lock);
-defer:
 	return tq_handoff(q, timer, time);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ);
@@ -584,26 +940,32 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ);
  * @q:		the queue
  * @time:	set to the earliest queued time on success
  *
- * Tries head_lock only, which guards the minimum. O(1); never spins.
+ * Tries head_lock only, which guards the minimum. O(1); never waits.
  *
  * Context: as timeq_fast_update().
- * Return: 0; -ENOENT if @q is empty; -EAGAIN if the lock was taken, so
- * that only the slow path could answer now.
+ * Return: 0; -ENOENT if @q is empty; -EAGAIN if the lock was taken, or the
+ * slow side is between two steps of finding the minimum, so that only the
+ * slow path could answer now.
  */
 int timeq_fast_min(struct timeq *q, u64 *time)
 {
-	int ret = -ENOENT;
+	int ret;
 
+	lockdep_assert_in_softirq();
 	if (!spin_trylock(&q->head_lock))
 		return -EAGAIN;
 	if (q->min) {
-		*time = q->min->time;
+		*time = q->min_time;
 		ret = 0;
+	} else {
+		ret = q->pend != TQ_PEND_NONE ? -EAGAIN : -ENOENT;
 	}
 	spin_unlock(&q->head_lock);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ);
+
+/* --- the slow side's timer calls --- */
 
 /* timeq_timer_arm(), or timeq_timer_move() if @armed_only. */
 static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
@@ -611,16 +973,13 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 {
 	int ret = -ESHUTDOWN;
 
-	tq_lock(q);
+	tq_slow_begin(q);
 	tq_drain(q);
-	if (q->clock)
-		tq_clock_catch_up(q);
 	if (armed_only && tq_owner(&timer->node) != q)
 		ret = -ENOENT;
 	else if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
 		ret = tq_arm(q, timer, time);
-	tq_changed(q);
-	tq_unlock(q);
+	tq_slow_end(q);
 	return ret;
 }
 
@@ -685,24 +1044,27 @@ int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 {
 	int ret;
 
-	tq_lock(q);
+	tq_slow_begin(q);
 	tq_drain(q);
 	ret = __timeq_delete(q, &timer->node) == 0;
-	tq_changed(q);
-	tq_unlock(q);
+	tq_slow_end(q);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ);
 
+/*
+ * Drain and delete until no request names @timer and no callback runs it.
+ * A fast update that set PENDING but has not pushed its request yet is
+ * waited for: that window is a few instructions with bottom halves off.
+ */
 static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 			  bool shutdown)
 {
-	bool pending, running;
+	bool running, pending;
 	int ret = 0;
 
-	might_sleep();
 	for (;;) {
-		tq_lock(q);
+		tq_slow_begin(q);
 		if (shutdown)
 			set_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags);
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
@@ -712,12 +1074,11 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 			ret = 1;
 		pending = test_bit(TIMEQ_TIMER_PENDING, &timer->flags);
 		running = q->clock && tq_clock_running(q, timer);
-		tq_changed(q);
-		tq_unlock(q);
+		tq_slow_end(q);
 		if (running)
 			tq_clock_wait(q, timer);
 		else if (pending)
-			cpu_relax();
+			cond_resched();
 		else
 			return ret;
 	}
@@ -728,19 +1089,32 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
  * @q:		the queue
  * @timer:	an initialised timer
  *
- * Applies the pending requests and removes @timer from @q, waits for a
- * fast update of it that is handing off on another CPU, and waits for its
- * callback if it is running; then repeats, so a callback that re-arms
- * its own timer is disarmed after it returns. When this returns, no
- * request and no callback refers to @timer, and its owner may free it.
+ * Applies the pending requests and removes @timer from @q, and waits for
+ * its callback if it is running; then repeats, so a callback that re-arms
+ * its own timer is disarmed after it returns. When this returns, @q holds
+ * no reference to @timer: it is in no list, no request names it, and no
+ * callback runs it.
  *
- * As with timer_delete_sync(), the caller must make sure nothing arms
- * @timer again: no new fast update, and no callback that re-arms forever.
- * timeq_shutdown_sync() makes the timer refuse instead. Calling this from
- * @timer's own callback deadlocks.
+ * Synchronization rules: the caller must make sure that no fast update of
+ * @timer runs once this function is called, on any CPU, and that none
+ * starts later, nor anything else that arms it: the queue cannot see a
+ * fast update that is running, since it takes no lock that this function
+ * could wait for. A fast path that finds its timer under rcu_read_lock()
+ * meets this rule when the owner first unpublishes the timer and waits
+ * with synchronize_rcu(). The callback must not re-arm the timer forever;
+ * timeq_shutdown_sync() makes it refuse instead. This function must not be
+ * called from the timer's own callback, nor while holding a lock the
+ * callback takes:
  *
- * Context: process context, may sleep; not under any lock the callback
- * takes.
+ *	CPU0 (the caller)		CPU1 (the queue's work)
+ *	mutex_lock(&m);
+ *					the callback runs:
+ *					mutex_lock(&m);   <- waits for CPU0
+ *	timeq_delete_sync();   <- waits for the callback: deadlock
+ *
+ * Once it returns, the owner may free @timer.
+ *
+ * Context: process context, may sleep.
  * Return: 1 if @timer was armed (or had a pending request that armed it),
  * 0 if not.
  */
@@ -759,8 +1133,10 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ);
  * every attempt to arm it fails with -ESHUTDOWN, from either path and from
  * its own callback, and requests still pending are dropped. So a timer
  * whose callback re-arms it can be torn down (the lesson of
- * timer_shutdown_sync()). A refused fast update still reads @timer: before
- * freeing it, make sure no code path can still call one.
+ * timer_shutdown_sync()), and fast updates may race this call: each is
+ * refused, or is done and undone before it returns. A refused fast update
+ * still reads @timer, so before freeing it the owner must still make sure
+ * no fast update can reach it, as timeq_delete_sync() says.
  * timeq_timer_init() makes it usable again.
  *
  * Context: process context, may sleep.

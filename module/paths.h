@@ -19,6 +19,9 @@ void tq_lock(struct timeq *q)
 void tq_unlock(struct timeq *q)
 	__releases(&q->bucket_lock) __releases(&q->head2_lock)
 	__releases(&q->head_lock);
+void tq_finish(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock);
 void tq_take(struct timeq_node *node, void *arg);
 
 /* clock.c; paths.c calls these only when q->clock is set. */
@@ -27,12 +30,15 @@ void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock);
 void tq_clock_expire(struct timeq *q);
+void tq_clock_kick(struct timeq *q);
+u64 tq_clock_fast_tick(const struct timeq *q);
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 void tq_clock_stop(struct timeq *q);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool tq_clock_armed(struct timeq *q);
+u64 tq_clock_armed_at(struct timeq *q);
 #endif
 
 #endif /* _TIMEQ_PATHS_H */

@@ -18,10 +18,16 @@
  * of two); bucket number b = t / delta. Let cur = now / delta, and call
  * rel(t) = t / delta - cur the bucket of t relative to the current one.
  *
- *	head[delta]	rel 0: the current bucket spread into one list per
+ *	head		rel 0: the current bucket spread into one list per
  *			time (list t % delta holds time t only)
- *	head2[delta]	rel 1: part of the next bucket, spread the same way
+ *	head2		rel 1: part of the next bucket, spread the same way
+ *	focus		rel >= 2: at most one far bucket, spread the same way
  *	buckets[M]	rel 1 .. M: bucket b in list b % M, unsorted
+ *
+ * head, head2 and focus are roles played by three identical spread arrays
+ * (struct timeq_head); moving the clock swaps roles, never nodes. Each node
+ * carries a tag in the low bits of its owner word naming the array it is
+ * in, or the calendar, so unlinking it never has to guess.
  *
  * The horizon is at most delta * M, so the window [now, now + horizon)
  * touches buckets rel 0 .. M (rel M only when now is not a multiple of
@@ -30,85 +36,118 @@
  * bucket indices modulo M, an element a full revolution ahead lands in the
  * current head; comparing absolute bucket numbers through rel() cannot.
  *
- * Every list (head, head2 and bucket) is in insertion order, oldest first;
- * that is what makes equal times leave in FIFO order. An update is a new
- * insertion and goes to the tail.
+ * Every list is in insertion order, oldest first; that is what makes equal
+ * times leave in FIFO order. An update is a new insertion and goes to the
+ * tail. Above each array and the calendar sits a bitmap with one bit per
+ * non-empty list and summary levels above it (struct timeq_bitmap), so the
+ * first non-empty list at or after an index takes at most
+ * TIMEQ_BITMAP_LEVELS word operations up and as many down: O(1), whatever
+ * delta and M are.
  *
- * Above each of the three arrays sits a bitmap with one bit per non-empty
- * list and summary levels above it (struct timeq_bitmap), so the first
- * non-empty list at or after an index takes at most TIMEQ_BITMAP_LEVELS
- * word operations up and as many down: O(1), whatever delta and M are.
- *
- * Invariants (checked by timeq_check())
- * -------------------------------------
+ * Invariants (checked by __timeq_check() whenever no work is pending)
+ * -------------------------------------------------------------------
  *
  *  I1. Every queued time lies in [now, now + horizon); now never decreases.
  *  I2. A node is in head iff rel = 0; in head2 or bucket list (cur + 1) % M
- *      if rel = 1; in bucket list (t / delta) % M if rel >= 2. The head is
- *      always the bucket of @now, even when it is empty: that is what lets
- *      an insert land anywhere in the window, before the cached minimum
- *      too, in O(1). (The paper moves the head on to the next non-empty
- *      bucket; then an insert between now and that bucket has no home.)
- *  I3. The counts (H, H2, per-bucket, total) and bitmaps match the lists.
+ *      if rel = 1; in the focus or bucket list (t / delta) % M if rel >= 2,
+ *      the focus only if its bucket is the focus bucket. The head is always
+ *      the bucket of @now, even when it is empty: that is what lets an
+ *      insert land anywhere in the window, before the minimum too, in O(1).
+ *      (The paper requires every insert to be later than the minimum, and
+ *      moves the head on to the minimum's bucket; timeq accepts any time
+ *      from @now on.)
+ *  I3. The counts and bitmaps match the lists.
  *  I4. If the head is empty, the next bucket is entirely in head2: its
- *      bucket list is empty. So the minimum is the first node of the first
- *      non-empty list of head if H > 0, else of head2 if H2 > 0, else the
- *      first node with the smallest time in the first non-empty bucket.
- *  I5. @min is that node, or NULL when the queue is empty.
+ *      bucket list is empty.
+ *  I5. The bucket list of the focus bucket is empty: a far bucket is either
+ *      spread in the focus or in the calendar, never split.
+ *  I6. @min is the earliest node (by time, then insertion), or NULL when
+ *      the queue is empty.
  *
- * What moves the head: advancing @now into a later bucket, which only
- * delete_min (now := the time it removes) and del_less_than (now := t) do.
- * Advancing by one bucket swaps head2 into head and pulls the rest of that
- * bucket's list in; advancing further (both heads are then empty) pulls the
- * list of the new current bucket into head.
+ * Bounded work: steps
+ * -------------------
  *
- * Keeping FIFO when a bucket list is pulled into a head: everything in the
- * bucket list was inserted before anything that went straight into head2
- * (an insert goes to head2 only once its bucket is the next one, and by
- * then the bucket list has stopped growing). So pulled nodes must go in
- * front of the head list, but behind nodes pulled earlier from the same
- * bucket list. Pulling from the tail of the bucket list and prepending each
- * node does exactly that, one node in O(1).
+ * No operation visits more than O(1) nodes. Where keeping the invariants
+ * needs more (pulling a bucket list into a head, finding the minimum of a
+ * far bucket), the operation records it as pending work (@pend), leaves
+ * @min NULL, and returns. __timeq_step() then does at most TIMEQ_STEP
+ * nodes of that work per call; when the work is done, @min is set again.
+ * The caller (module/paths.c) calls the steps before anything else touches
+ * the queue, and may drop its locks between two of them, so that no lock
+ * hold visits more than a few dozen nodes, whatever the calls before it
+ * did. While work is pending the queue is consistent but for I4 - I6, and
+ * only the steps may change it.
+ *
+ * The kinds of pending work:
+ *
+ *	PULL_NEXT	the head emptied while bucket list cur + 1 still holds
+ *			part of the next bucket: pull it into head2 (I4)
+ *	PULL_HEAD	the clock jumped two buckets or more: pull the bucket
+ *			list of the new current bucket into the head (I2)
+ *	WALK		the minimum is in a far bucket list of at most
+ *			TIMEQ_WALK nodes: walk it once
+ *	EVICT		a larger far bucket is wanted in the focus, which holds
+ *			another one: move that one back into its bucket list,
+ *			in time order, then RESOLVE
+ *	RESOLVE		spread a far bucket list into the focus (I5)
+ *
+ * Keeping FIFO when a bucket list is pulled into a spread array: everything
+ * in the bucket list was inserted before anything that went straight into
+ * the array (an insert goes to head2 only once its bucket is the next one,
+ * and to the focus only once its bucket is the focus bucket; by then the
+ * bucket list has stopped growing). So pulled nodes go in front of the
+ * array's list, but behind nodes pulled earlier from the same bucket list.
+ * Pulling from the tail of the bucket list and prepending each node does
+ * exactly that, one node in O(1).
  *
  * The minimum, and who pays to find it
  * ------------------------------------
  *
  * min() returns the cached @min: O(1). An insert or update to a time
  * before the minimum makes that node the minimum: O(1). Removing or moving
- * the minimum itself needs the next one:
+ * the minimum itself needs the next one (tq_settle()):
  *
  *  - H > 0: the first set bit of head's bitmap. O(1).
- *  - H = 0: pull what remains of the next bucket into head2 (I4), then the
- *    first set bit of head2's bitmap. O(B), B the nodes pulled, each pulled
- *    once in its life.
- *  - both heads empty: the bitmap finds the first non-empty bucket in O(1),
- *    and a walk of that one unsorted list finds its minimum: O(B).
+ *  - H = 0: PULL_NEXT what remains of the next bucket into head2 (I4),
+ *    then the first set bit of head2's bitmap. Each node is pulled into
+ *    head2 once in its life.
+ *  - both heads empty: the earlier of the focus bucket and the first
+ *    non-empty bucket list (a bitmap search). The focus: its first set bit,
+ *    O(1). A bucket list of at most TIMEQ_WALK nodes: WALK it, O(1). A
+ *    longer one: RESOLVE it into the focus, each node once, after which
+ *    every minimum of that bucket is a bitmap search again.
  *
- * Costs (worst case; B is the size of one bucket list)
- * ----------------------------------------------------
+ * The focus is handed back (EVICT) only when a bucket list earlier than the
+ * focus bucket and longer than TIMEQ_WALK needs it. So every node pays O(1)
+ * for its insertion and O(1) for each head it is pulled into; the one cost
+ * that is not O(1) amortised is a sequence that makes two long far buckets
+ * alternate as the earliest, which pays a walk of the returning bucket each
+ * time. That walk is still done in steps.
+ *
+ * Costs per call (worst case; S = TIMEQ_STEP)
+ * -------------------------------------------
  *
  *	insert			O(1)
- *	delete, update		O(1); O(B) when they take the minimum from a
- *				head that has no other node
+ *	delete, update		O(1), then pending work if they took the
+ *				minimum
  *	min, accessors		O(1)
- *	delete_min		O(1 + ceil(B' / H) + B) where the last term is
- *				paid only when the head moves or empties
- *	del_less_than(t)	O(k + v + B), k nodes removed, v non-empty
- *				lists visited through the bitmaps, B for the
- *				bucket that becomes current; never the
- *				distance jumped
+ *	delete_min		O(1) plus a pull of at most S nodes of the next
+ *				bucket into head2 (the deamortisation below)
+ *	del_less_than		at most the caller's budget of removals and
+ *				pulls, then it returns to be called again
+ *	step			at most S nodes
  *
- * Deamortisation, as in the paper: each delete_min pulls ceil(B' / H) nodes
- * of the next bucket list (B' of them left) into head2, H the nodes left in
- * head. H drops by one per delete_min and B' by at least B' / H, so when
- * delete_min empties the head the next bucket is already in head2, and the
- * head swap costs O(1). Inserts into the next bucket go to head2 directly,
- * so B' never grows. del_less_than(t) pulls ceil(B' / (delta - t % delta)),
- * the paper's amount with its inverted loop condition put right.
+ * Deamortisation, as in the paper: each delete_min pulls ceil(B' / H)
+ * nodes of the next bucket list (B' of them left) into head2, H the nodes
+ * left in head, at most S. So when the head empties, little of the next
+ * bucket is left to PULL_NEXT. Inserts into the next bucket go to head2
+ * directly, so B' never grows. del_less_than(t) pulls
+ * ceil(B' / (delta - t % delta)), the paper's amount with its inverted loop
+ * condition put right.
  *
  * With delta = M = sqrt(horizon) (the default) and the elements spread
- * over the window, B and B' are O(1) expected, so delete_min is O(1)
- * expected, as in the paper's table 2.
+ * over the window, bucket lists hold O(1) nodes and no pending work is
+ * longer than a step, as in the paper's table 2.
  */
 
 #include <linux/bitops.h>
@@ -237,6 +276,13 @@ EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_next);
 
 /* --- linking nodes into lists and out --- */
 
+static void tq_set_min(struct timeq *q, struct timeq_node *node)
+{
+	WRITE_ONCE(q->min, node);
+	WRITE_ONCE(q->min_time, node ? node->time : U64_MAX);
+}
+
+/* Append @node to its list in spread array @head. */
 static void tq_head_add_tail(struct timeq *q, struct timeq_head *head,
 			     struct timeq_node *node)
 {
@@ -244,108 +290,134 @@ static void tq_head_add_tail(struct timeq *q, struct timeq_head *head,
 
 	list_add_tail(&node->entry, &head->lists[index]);
 	timeq_bitmap_set(&head->map, index);
-	head->count++;
-	node->owner = (unsigned long)q | TIMEQ_NODE_IN_HEAD;
+	WRITE_ONCE(head->count, head->count + 1);
+	WRITE_ONCE(node->owner, tq_owner_word(q, tq_head_tag(q, head)));
 }
 
-/* Append @node, whose time is in the window, to the list I2 says. */
+static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
+{
+	unsigned long slot = tq_slot(q, node->time >> q->delta_shift);
+
+	list_add_tail(&node->entry, &q->buckets[slot]);
+	timeq_bitmap_set(&q->bucket_map, slot);
+	q->bucket_count[slot]++;
+	WRITE_ONCE(q->calendar_count, q->calendar_count + 1);
+	WRITE_ONCE(node->owner, tq_owner_word(q, TQ_TAG_CALENDAR));
+}
+
+/*
+ * Append @node, whose time is in the window, to the list I2 says. No work
+ * may be pending: then the focus bucket's list is empty (I5), so a node of
+ * that bucket belongs in the focus.
+ */
 static void tq_link(struct timeq *q, struct timeq_node *node)
 {
 	u64 rel = tq_rel(q, node->time);
-	unsigned long slot;
 
 #ifdef TIMEQ_DEBUG_FIFO
-	node->seq = q->seq++;
+	node->seq = tq_debug_next(&q->seq);
 #endif
 	if (rel == 0) {
-		tq_head_add_tail(q, &q->head, node);
+		tq_head_add_tail(q, q->head, node);
 	} else if (rel == 1) {
-		tq_head_add_tail(q, &q->head2, node);
+		tq_head_add_tail(q, q->head2, node);
+	} else if (q->focus->count &&
+		   node->time >> q->delta_shift == q->focus_bucket) {
+		tq_head_add_tail(q, q->focus, node);
 	} else {
-		slot = tq_slot(q, node->time >> q->delta_shift);
-		list_add_tail(&node->entry, &q->buckets[slot]);
-		timeq_bitmap_set(&q->bucket_map, slot);
-		q->bucket_count[slot]++;
-		node->owner = (unsigned long)q;
+		tq_bucket_add_tail(q, node);
 	}
 }
 
+/*
+ * Take @node out of the list its tag names. Its owner word stays until the
+ * caller relinks it or clears it, so an update never shows a queued node
+ * as in no queue (module/paths.c reads owner words under other locks).
+ */
 static void tq_unlink(struct timeq *q, struct timeq_node *node)
 {
+	unsigned int tag = tq_tag(node);
 	struct timeq_head *head;
 	unsigned long index;
 
 	list_del_init(&node->entry);
-	if (tq_in_head(node)) {
-		head = tq_rel(q, node->time) == 0 ? &q->head : &q->head2;
-		index = tq_index(q, node->time);
-		if (list_empty(&head->lists[index]))
-			timeq_bitmap_clear(&head->map, index);
-		head->count--;
-	} else {
+	if (tag == TQ_TAG_CALENDAR) {
 		index = tq_slot(q, node->time >> q->delta_shift);
 		if (list_empty(&q->buckets[index]))
 			timeq_bitmap_clear(&q->bucket_map, index);
 		q->bucket_count[index]--;
+		WRITE_ONCE(q->calendar_count, q->calendar_count - 1);
+	} else {
+		head = tq_tag_head(q, tag);
+		index = tq_index(q, node->time);
+		if (list_empty(&head->lists[index]))
+			timeq_bitmap_clear(&head->map, index);
+		WRITE_ONCE(head->count, head->count - 1);
 	}
-	node->owner = 0;
+}
+
+/* Take @node out of the queue altogether. */
+static void tq_remove(struct timeq *q, struct timeq_node *node)
+{
+	tq_unlink(q, node);
+	WRITE_ONCE(node->owner, 0);
 }
 
 /*
  * Move up to @max nodes from the tail of bucket list @slot to the front of
- * their lists in @head. See "Keeping FIFO" above for why tail-to-front.
+ * their lists in spread array @head. See "Keeping FIFO" above for why
+ * tail-to-front. Returns the number moved.
  */
-static void tq_pull(struct timeq *q, struct timeq_head *head,
-		    unsigned long slot, unsigned long max)
+static unsigned long tq_pull(struct timeq *q, struct timeq_head *head,
+			     unsigned long slot, unsigned long max)
 {
 	struct list_head *bucket = &q->buckets[slot];
+	unsigned long index, moved = 0, owner;
 	struct timeq_node *node;
-	unsigned long index, moved = 0;
 
+	owner = tq_owner_word(q, tq_head_tag(q, head));
 	while (moved < max && !list_empty(bucket)) {
 		node = list_last_entry(bucket, struct timeq_node, entry);
 		index = tq_index(q, node->time);
 		list_move(&node->entry, &head->lists[index]);
 		timeq_bitmap_set(&head->map, index);
-		node->owner |= TIMEQ_NODE_IN_HEAD;
+		WRITE_ONCE(node->owner, owner);
 		moved++;
 	}
 	if (!moved)
-		return;
-	head->count += moved;
+		return 0;
+	WRITE_ONCE(head->count, head->count + moved);
 	q->bucket_count[slot] -= moved;
 	if (list_empty(bucket))
 		timeq_bitmap_clear(&q->bucket_map, slot);
+	WRITE_ONCE(q->calendar_count, q->calendar_count - moved);
+	q->visits += moved;
+	return moved;
 }
 
 /*
  * The deamortisation: pull ceil(B' / @share) nodes of the next bucket
- * list into head2, where B' is what is left in that list.
+ * list into head2, where B' is what is left in that list, but no more than
+ * the budget of this lock hold allows.
  */
 static void tq_pull_share(struct timeq *q, unsigned long share)
 {
 	unsigned long slot = tq_slot(q, tq_cur(q) + 1);
-	unsigned long left = q->bucket_count[slot];
+	unsigned long left = q->bucket_count[slot], want;
 
-	if (left && share)
-		tq_pull(q, &q->head2, slot, DIV_ROUND_UP(left, share));
+	if (!left || !share)
+		return;
+	want = min3(DIV_ROUND_UP(left, share), (unsigned long)TIMEQ_STEP,
+		    q->budget);
+	q->budget -= tq_pull(q, q->head2, slot, want);
 }
 
-/*
- * Set the clock to @time, moving the head with it. Every queued node must
- * be at or after @time, so when the bucket changes the old head is empty
- * and, when it moves by two or more, so is head2.
- */
-static void tq_advance(struct timeq *q, u64 time)
+/* The first node of a non-empty spread array. */
+static struct timeq_node *tq_head_first(const struct timeq_head *head)
 {
-	u64 rel = tq_rel(q, time);
+	unsigned long index = timeq_bitmap_next(&head->map, 0);
 
-	WRITE_ONCE(q->now, time);
-	if (rel == 0)
-		return;
-	if (rel == 1)
-		swap(q->head, q->head2);
-	tq_pull(q, &q->head, tq_slot(q, tq_cur(q)), TIMEQ_NONE);
+	return list_first_entry(&head->lists[index], struct timeq_node, entry);
 }
 
 /*
@@ -368,35 +440,172 @@ static u64 tq_next_bucket(const struct timeq *q, u64 from)
 	return rel <= tq_nbuckets(q) ? rel : 0;
 }
 
-static struct timeq_node *tq_head_first(const struct timeq_head *head)
+/*
+ * Find the minimum after it was removed or moved, or record the pending
+ * work that will (see "The minimum, and who pays to find it"). O(1).
+ */
+static void tq_settle(struct timeq *q)
 {
-	unsigned long index = timeq_bitmap_next(&head->map, 0);
+	unsigned long next = tq_slot(q, tq_cur(q) + 1);
+	u64 far, focus_rel;
 
-	return list_first_entry(&head->lists[index], struct timeq_node, entry);
+	q->pend = TQ_PEND_NONE;
+	if (q->head->count) {
+		tq_set_min(q, tq_head_first(q->head));
+		return;
+	}
+	tq_set_min(q, NULL);
+	if (q->bucket_count[next]) {
+		q->pend = TQ_PEND_PULL_NEXT;
+		return;
+	}
+	if (q->head2->count) {
+		tq_set_min(q, tq_head_first(q->head2));
+		return;
+	}
+	if (!q->calendar_count && !q->focus->count)
+		return;
+	far = tq_next_bucket(q, 2);
+	if (q->focus->count) {
+		focus_rel = q->focus_bucket - tq_cur(q);
+		if (!far || focus_rel < far) {
+			tq_set_min(q, tq_head_first(q->focus));
+			return;
+		}
+	}
+	q->pend_bucket = tq_cur(q) + far;
+	if (q->bucket_count[tq_slot(q, q->pend_bucket)] <= TIMEQ_WALK)
+		q->pend = TQ_PEND_WALK;
+	else
+		q->pend = q->focus->count ? TQ_PEND_EVICT : TQ_PEND_RESOLVE;
 }
 
-/* Re-establish I4 and I5 after the minimum was removed or moved. */
-static void tq_find_min(struct timeq *q)
+/*
+ * Set the clock to @time, moving the roles with it. Every queued node must
+ * be at or after @time and no work pending, so when the bucket changes the
+ * old head is empty, when it moves by one the next bucket is all in head2
+ * (I4), and when it moves by two or more head2 is empty as well. The focus
+ * becomes the head or head2 when its bucket becomes the current or the
+ * next one. Leaves PULL_HEAD pending if the new current bucket's list must
+ * be pulled into the head.
+ */
+static void tq_advance(struct timeq *q, u64 time)
 {
-	struct timeq_node *node, *best = NULL;
-	unsigned long slot;
+	u64 rel = tq_rel(q, time), cur;
 
-	if (q->head.count) {
-		q->min = tq_head_first(&q->head);
+	WRITE_ONCE(q->now, time);
+	if (rel == 0)
 		return;
+	cur = tq_cur(q);
+	if (rel == 1)
+		swap(q->head, q->head2);
+	else if (q->focus->count && q->focus_bucket == cur)
+		swap(q->head, q->focus);
+	else if (q->bucket_count[tq_slot(q, cur)])
+		q->pend = TQ_PEND_PULL_HEAD;
+	if (q->focus->count && q->focus_bucket == cur + 1)
+		swap(q->head2, q->focus);
+}
+
+/* One step of PULL_NEXT or PULL_HEAD; done when the bucket list is empty. */
+static bool tq_step_pull(struct timeq *q, struct timeq_head *head, u64 bucket)
+{
+	unsigned long slot = tq_slot(q, bucket);
+
+	q->budget -= tq_pull(q, head, slot, min(q->budget, (unsigned long)TIMEQ_STEP));
+	return !q->bucket_count[slot];
+}
+
+/* WALK: the earliest node of a short bucket list becomes the minimum. */
+static void tq_step_walk(struct timeq *q)
+{
+	struct list_head *list = &q->buckets[tq_slot(q, q->pend_bucket)];
+	struct timeq_node *node, *best = NULL;
+
+	list_for_each_entry(node, list, entry) {
+		q->visits++;
+		if (!best || node->time < best->time)
+			best = node;
 	}
-	tq_pull(q, &q->head2, tq_slot(q, tq_cur(q) + 1), TIMEQ_NONE);
-	if (q->head2.count) {
-		q->min = tq_head_first(&q->head2);
-		return;
+	q->budget -= q->bucket_count[tq_slot(q, q->pend_bucket)];
+	/* The fast path may have put a node in the heads meanwhile. */
+	if (q->head->count || q->head2->count)
+		tq_settle(q);
+	else
+		tq_set_min(q, best);
+	q->pend = TQ_PEND_NONE;
+}
+
+/*
+ * EVICT: move nodes of the focus back to the end of its bucket's list, in
+ * time order (the first node of the first non-empty list each time), so the
+ * list ends up sorted and FIFO among equal times. Done when it is empty.
+ */
+static bool tq_step_evict(struct timeq *q)
+{
+	unsigned long slot = tq_slot(q, q->focus_bucket), index, moved = 0;
+	struct timeq_head *focus = q->focus;
+	struct timeq_node *node;
+	unsigned long owner = tq_owner_word(q, TQ_TAG_CALENDAR);
+
+	while (focus->count - moved && moved < TIMEQ_STEP && moved < q->budget) {
+		index = timeq_bitmap_next(&focus->map, 0);
+		node = list_first_entry(&focus->lists[index], struct timeq_node,
+					entry);
+		list_move_tail(&node->entry, &q->buckets[slot]);
+		if (list_empty(&focus->lists[index]))
+			timeq_bitmap_clear(&focus->map, index);
+		WRITE_ONCE(node->owner, owner);
+		moved++;
 	}
-	if (q->count) {
-		slot = tq_slot(q, tq_cur(q) + tq_next_bucket(q, 2));
-		list_for_each_entry(node, &q->buckets[slot], entry)
-			if (!best || node->time < best->time)
-				best = node;
+	if (moved) {
+		WRITE_ONCE(focus->count, focus->count - moved);
+		q->bucket_count[slot] += moved;
+		WRITE_ONCE(q->calendar_count, q->calendar_count + moved);
+		timeq_bitmap_set(&q->bucket_map, slot);
+		q->visits += moved;
+		q->budget -= moved;
 	}
-	q->min = best;
+	return !focus->count;
+}
+
+/*
+ * Do at most TIMEQ_STEP nodes, and no more than the budget, of the pending
+ * work (see "Bounded work: steps"). Returns true while work is left.
+ */
+bool __timeq_step(struct timeq *q)
+{
+	while (q->pend != TQ_PEND_NONE && q->budget) {
+		switch (q->pend) {
+		case TQ_PEND_PULL_NEXT:
+			if (!tq_step_pull(q, q->head2, tq_cur(q) + 1))
+				return true;
+			tq_settle(q);
+			break;
+		case TQ_PEND_PULL_HEAD:
+			if (!tq_step_pull(q, q->head, tq_cur(q)))
+				return true;
+			tq_settle(q);
+			break;
+		case TQ_PEND_WALK:
+			if (q->budget < q->bucket_count[tq_slot(q, q->pend_bucket)])
+				return true;
+			tq_step_walk(q);
+			break;
+		case TQ_PEND_EVICT:
+			if (!tq_step_evict(q))
+				return true;
+			q->pend = TQ_PEND_RESOLVE;
+			break;
+		case TQ_PEND_RESOLVE:
+			q->focus_bucket = q->pend_bucket;
+			if (!tq_step_pull(q, q->focus, q->pend_bucket))
+				return true;
+			tq_settle(q);
+			break;
+		}
+	}
+	return q->pend != TQ_PEND_NONE;
 }
 
 /*
@@ -406,8 +615,8 @@ static void tq_find_min(struct timeq *q)
 int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		 unsigned int nbuckets, gfp_t gfp)
 {
-	unsigned int delta_shift, buckets_shift, want;
-	unsigned long ndelta, nbucket, i, *words;
+	unsigned int delta_shift, buckets_shift, want, i;
+	unsigned long ndelta, nbucket, n, *words;
 	struct list_head *lists;
 	size_t size;
 
@@ -437,66 +646,90 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 
 	/*
 	 * One block: the bucket lists first (their pointer never moves, so it
-	 * is the one to free), then both heads, then bitmaps and counts.
+	 * is the one to free), then the three spread arrays, then bitmaps and
+	 * counts.
 	 */
 	ndelta = 1UL << delta_shift;
 	nbucket = 1UL << buckets_shift;
-	size = (nbucket + 2 * ndelta) * sizeof(struct list_head) +
-	       (2 * timeq_bitmap_words(ndelta) + timeq_bitmap_words(nbucket) +
-		nbucket) * sizeof(unsigned long);
+	n = nbucket + TQ_HEADS * ndelta;
+	size = n * sizeof(struct list_head) +
+	       (TQ_HEADS * timeq_bitmap_words(ndelta) +
+		timeq_bitmap_words(nbucket) + nbucket) * sizeof(unsigned long);
 	lists = kvzalloc(size, gfp);
 	if (!lists)
 		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		INIT_LIST_HEAD(&lists[i]);
 
 	q->buckets = lists;
-	q->head.lists = lists + nbucket;
-	q->head2.lists = lists + nbucket + ndelta;
-	for (i = 0; i < nbucket + 2 * ndelta; i++)
-		INIT_LIST_HEAD(&lists[i]);
-	words = (unsigned long *)(lists + nbucket + 2 * ndelta);
-	words = timeq_bitmap_init(&q->head.map, words, ndelta);
-	words = timeq_bitmap_init(&q->head2.map, words, ndelta);
+	words = (unsigned long *)(lists + n);
+	for (i = 0; i < TQ_HEADS; i++) {
+		q->heads[i].lists = lists + nbucket + i * ndelta;
+		words = timeq_bitmap_init(&q->heads[i].map, words, ndelta);
+	}
 	words = timeq_bitmap_init(&q->bucket_map, words, nbucket);
 	q->bucket_count = words;
+	q->head = &q->heads[0];
+	q->head2 = &q->heads[1];
+	q->focus = &q->heads[2];
 
 	q->now = now;
 	q->horizon = horizon;
 	q->delta_shift = delta_shift;
 	q->buckets_shift = buckets_shift;
+	q->min_time = U64_MAX;
+	q->budget = TIMEQ_STEP;
 	return 0;
 }
 
-static void tq_release_list(struct list_head *list)
+/* Any queued node, found through the bitmaps in O(1), or NULL. */
+static struct timeq_node *tq_any(const struct timeq *q)
 {
-	struct timeq_node *node, *next;
+	unsigned long slot;
+	unsigned int i;
 
-	list_for_each_entry_safe(node, next, list, entry) {
-		INIT_LIST_HEAD(&node->entry);
-		node->owner = 0;
-	}
+	for (i = 0; i < TQ_HEADS; i++)
+		if (q->heads[i].count)
+			return tq_head_first(&q->heads[i]);
+	slot = timeq_bitmap_next(&q->bucket_map, 0);
+	if (slot == TIMEQ_NONE)
+		return NULL;
+	return list_first_entry(&q->buckets[slot], struct timeq_node, entry);
 }
 
 /*
- * Release every node still queued (each is left as after timeq_node_init()
- * but for its time) and free the arrays, not @q. O(N + delta + M).
+ * Release up to TIMEQ_STEP nodes still queued, each left as after
+ * timeq_node_init() but for its time. Returns true while nodes are left;
+ * then call again. The queue stays consistent in between but for @min.
  */
-void __timeq_release(struct timeq *q)
+bool __timeq_release_step(struct timeq *q)
 {
-	unsigned long i;
+	struct timeq_node *node;
+	unsigned int n;
 
-	for (i = 0; i < tq_delta(q); i++) {
-		tq_release_list(&q->head.lists[i]);
-		tq_release_list(&q->head2.lists[i]);
+	tq_set_min(q, NULL);
+	q->pend = TQ_PEND_NONE;
+	for (n = 0; n < TIMEQ_STEP; n++) {
+		node = tq_any(q);
+		if (!node)
+			return false;
+		tq_remove(q, node);
+		q->visits++;
 	}
-	for (i = 0; i < tq_nbuckets(q); i++)
-		tq_release_list(&q->buckets[i]);
+	return tq_any(q);
+}
+
+/* Free the arrays of a queue that __timeq_release_step() emptied. */
+void __timeq_free(struct timeq *q)
+{
 	kvfree(q->buckets);
 	q->buckets = NULL;
 }
 
 /*
  * The operations: timeq_insert() and the rest in module/paths.c take the
- * locks and call these, which keep the contracts documented there.
+ * locks and call these, which keep the contracts documented there. None
+ * may be called while work is pending.
  */
 
 /* Returns 0, -EBUSY (@node is queued) or -ERANGE; O(1). */
@@ -506,30 +739,31 @@ int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 		return -EBUSY;
 	if (!tq_in_window(q, time))
 		return -ERANGE;
-	node->time = time;
+	WRITE_ONCE(node->time, time);
 	tq_link(q, node);
-	q->count++;
 #ifdef TIMEQ_DEBUG_FIFO
-	q->inserted++;
+	tq_debug_next(&q->inserted);
 #endif
-	if (!q->min || time < q->min->time)
-		q->min = node;
+	if (!READ_ONCE(q->min) || time < READ_ONCE(q->min_time))
+		tq_set_min(q, node);
 	return 0;
 }
 
-/* Returns 0 or -ENOENT (@node is not in @q). */
+/* Returns 0 or -ENOENT (@node is not in @q); may leave work pending. */
 int __timeq_delete(struct timeq *q, struct timeq_node *node)
 {
 	if (tq_owner(node) != q)
 		return -ENOENT;
-	tq_unlink(q, node);
-	q->count--;
-	if (q->min == node)
-		tq_find_min(q);
+	tq_remove(q, node);
+	if (READ_ONCE(q->min) == node)
+		tq_settle(q);
 	return 0;
 }
 
-/* Delete then insert, in one step; returns 0, -ENOENT or -ERANGE. */
+/*
+ * Delete then insert, in one step; returns 0, -ENOENT or -ERANGE; may
+ * leave work pending.
+ */
 int __timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 {
 	if (tq_owner(node) != q)
@@ -537,34 +771,43 @@ int __timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 	if (!tq_in_window(q, time))
 		return -ERANGE;
 	tq_unlink(q, node);
-	node->time = time;
+	WRITE_ONCE(node->time, time);
 	tq_link(q, node);
-	if (q->min == node)
-		tq_find_min(q);
-	else if (time < q->min->time)
-		q->min = node;
+	if (READ_ONCE(q->min) == node)
+		tq_settle(q);
+	else if (!READ_ONCE(q->min) || time < READ_ONCE(q->min_time))
+		tq_set_min(q, node);
 	return 0;
 }
 
-/* Remove the minimum, move the clock to it, pull a share of head2. */
+/*
+ * Remove the minimum, move the clock to it, pull a share of head2; may
+ * leave work pending.
+ */
 struct timeq_node *__timeq_delete_min(struct timeq *q)
 {
 	struct timeq_node *node = q->min;
 
 	if (!node)
 		return NULL;
-	tq_unlink(q, node);
-	q->count--;
+	tq_remove(q, node);
+	q->visits++;
+	if (q->budget)
+		q->budget--;
 	tq_advance(q, node->time);
-	tq_pull_share(q, q->head.count);
-	tq_find_min(q);
+	if (q->pend == TQ_PEND_NONE)
+		tq_pull_share(q, q->head->count);
+	if (q->pend == TQ_PEND_NONE)
+		tq_settle(q);
 	return node;
 }
 
 /*
- * Remove up to @max nodes before @time in order, calling @fn on each; if
- * fewer than @max were left before @time, set the clock to @time. @fn runs
- * with the queue consistent and may change it.
+ * Remove nodes before @time in order, calling @fn on each, until none is
+ * left before @time (then set the clock to @time), or @max are removed, or
+ * the budget is spent, or work is pending. The caller finishes the pending
+ * work and calls again until this returns 0 with the clock at @time or
+ * later. @fn runs with the queue consistent and may change it.
  */
 unsigned long __timeq_del_less_than(struct timeq *q, u64 time,
 				    unsigned long max, timeq_fn fn, void *arg)
@@ -572,30 +815,24 @@ unsigned long __timeq_del_less_than(struct timeq *q, u64 time,
 	unsigned long removed = 0;
 	struct timeq_node *node;
 
-	if (time <= q->now)
-		return 0;
-	while (q->min && q->min->time < time) {
-		if (removed == max)
-			return removed;
+	while (q->pend == TQ_PEND_NONE && q->budget && removed < max &&
+	       q->min && q->min->time < time) {
 		node = __timeq_delete_min(q);
 		removed++;
 		if (fn)
 			fn(node, arg);
 	}
-	/*
-	 * The caller that removes one node per call has its @fn run later,
-	 * with the clock still at the node's time: move it on next call.
-	 * (@max = 0 only moves the clock, if nothing is before @time.)
-	 */
-	if (removed && removed == max)
+	if (removed || q->pend != TQ_PEND_NONE || time <= q->now ||
+	    (q->min && q->min_time < time))
 		return removed;
-	/* @fn may have moved the clock on itself; it never goes back. */
-	if (time > q->now) {
-		tq_advance(q, time);
+	/* Nothing left before @time: move the clock there. */
+	tq_advance(q, time);
+	if (q->pend == TQ_PEND_NONE)
 		tq_pull_share(q, tq_delta(q) - tq_index(q, time));
-		tq_find_min(q);
-	}
-	return removed;
+	/* The minimum is the same node, but I4 may want a pull. */
+	if (q->pend == TQ_PEND_NONE && !q->head->count)
+		tq_settle(q);
+	return 0;
 }
 
 /* --- the invariant checker --- */
@@ -615,7 +852,7 @@ static __printf(3, 4) int tq_report(char *buf, size_t len, const char *fmt,
 
 /* What timeq_check() learns on its walk. */
 struct tq_walk {
-	const struct timeq_node	*best;	/* the minimum as I5 defines it */
+	const struct timeq_node	*best;	/* the minimum as I6 defines it */
 	unsigned long		nodes;	/* nodes seen in all lists */
 };
 
@@ -632,9 +869,41 @@ static bool tq_before(const struct timeq_node *a, const struct timeq_node *b)
 }
 
 /* Which array a checked list belongs to. */
-enum tq_array { TQ_HEAD, TQ_HEAD2, TQ_BUCKETS };
+enum tq_array { TQ_HEAD, TQ_HEAD2, TQ_FOCUS, TQ_BUCKETS };
 
-static const char *const tq_array_name[] = { "head", "head2", "bucket" };
+static const char *const tq_array_name[] = { "head", "head2", "focus", "bucket" };
+
+static struct timeq_head *tq_role(const struct timeq *q, enum tq_array array)
+{
+	switch (array) {
+	case TQ_HEAD:
+		return q->head;
+	case TQ_HEAD2:
+		return q->head2;
+	default:
+		return q->focus;
+	}
+}
+
+/* Is a node of time @time rightly in list @index of @array? */
+static bool tq_placed(const struct timeq *q, enum tq_array array,
+		      unsigned long index, u64 time)
+{
+	u64 rel = tq_rel(q, time);
+
+	switch (array) {
+	case TQ_HEAD:
+		return rel == 0 && tq_index(q, time) == index;
+	case TQ_HEAD2:
+		return rel == 1 && tq_index(q, time) == index;
+	case TQ_FOCUS:
+		return rel >= 2 && time >> q->delta_shift == q->focus_bucket &&
+		       tq_index(q, time) == index;
+	default:
+		return rel >= 1 && rel <= tq_nbuckets(q) &&
+		       tq_slot(q, time >> q->delta_shift) == index;
+	}
+}
 
 /*
  * Check one list: links, owner, window, placement and insertion order, and
@@ -648,26 +917,24 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 	const char *name = tq_array_name[array];
 	const struct list_head *list, *pos, *prev;
 	const struct timeq_node *node;
-	unsigned long owner = (unsigned long)q, n = 0;
-	bool placed;
-	u64 rel;
+	unsigned long owner, n = 0;
 
 	*count = 0;
 	if (array == TQ_BUCKETS) {
 		list = &q->buckets[index];
+		owner = tq_owner_word(q, TQ_TAG_CALENDAR);
 	} else {
-		list = array == TQ_HEAD ? &q->head.lists[index] :
-					  &q->head2.lists[index];
-		owner |= TIMEQ_NODE_IN_HEAD;
+		list = &tq_role(q, array)->lists[index];
+		owner = tq_owner_word(q, tq_head_tag(q, tq_role(q, array)));
 	}
 	for (prev = list, pos = list->next; pos != list;
 	     prev = pos, pos = pos->next) {
 		if (pos->prev != prev)
 			return tq_report(buf, len, "%s list %lu: broken link before node %lu",
 					 name, index, n);
-		if (++n > q->count)
+		if (++n > timeq_count(q))
 			return tq_report(buf, len, "%s list %lu: more nodes than the count %lu",
-					 name, index, q->count);
+					 name, index, timeq_count(q));
 		node = list_entry(pos, struct timeq_node, entry);
 		if (node->owner != owner)
 			return tq_report(buf, len, "%s list %lu: node %lu owner %#lx, want %#lx",
@@ -676,17 +943,11 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 			return tq_report(buf, len,
 					 "%s list %lu: time %llu outside window %llu+%llu",
 					 name, index, node->time, q->now, q->horizon);
-		rel = tq_rel(q, node->time);
-		if (array == TQ_BUCKETS)
-			placed = rel >= 1 && rel <= tq_nbuckets(q) &&
-				 tq_slot(q, node->time >> q->delta_shift) == index;
-		else
-			placed = rel == (array == TQ_HEAD2) &&
-				 tq_index(q, node->time) == index;
-		if (!placed)
+		if (!tq_placed(q, array, index, node->time))
 			return tq_report(buf, len,
 					 "%s list %lu: time %llu (bucket +%llu) misplaced",
-					 name, index, node->time, rel);
+					 name, index, node->time,
+					 tq_rel(q, node->time));
 #ifdef TIMEQ_DEBUG_FIFO
 		if (prev != list &&
 		    list_entry(prev, struct timeq_node, entry)->seq >= node->seq)
@@ -757,62 +1018,68 @@ static int tq_check_array(const struct timeq *q, enum tq_array array,
 					 i, q->bucket_count[i], nodes);
 		*total += nodes;
 	}
-	switch (array) {
-	case TQ_HEAD:
-		map = &q->head.map;
-		lists = q->head.lists;
-		break;
-	case TQ_HEAD2:
-		map = &q->head2.map;
-		lists = q->head2.lists;
-		break;
-	default:
+	if (array == TQ_BUCKETS) {
 		map = &q->bucket_map;
 		lists = q->buckets;
-		break;
+	} else {
+		map = &tq_role(q, array)->map;
+		lists = tq_role(q, array)->lists;
 	}
 	return tq_check_map(map, lists, n, tq_array_name[array], buf, len);
 }
 
 /*
- * Verify every invariant: each node's owner, window, list and position,
- * the links, the counts, the bitmaps at every level, the cached minimum,
- * I4 and, with %TIMEQ_DEBUG_FIFO, insertion order within each list.
- * O(N + delta + M). Returns 0, or -EUCLEAN with a description in @buf.
+ * Verify every invariant: each node's owner and tag, window, list and
+ * position, the links, the counts, the bitmaps at every level, I4, I5, the
+ * cached minimum and, with %TIMEQ_DEBUG_FIFO, insertion order within each
+ * list. O(N + delta + M). Returns 0, or -EUCLEAN with a description in
+ * @buf; -EBUSY if work is pending (then the queue is between steps).
  */
 int __timeq_check(const struct timeq *q, char *buf, size_t len)
 {
-	unsigned long head, head2, buckets, next;
+	unsigned long counts[TQ_BUCKETS + 1], next;
 	struct tq_walk walk = { };
+	enum tq_array array;
 	int err;
 
+	if (q->pend != TQ_PEND_NONE)
+		return -EBUSY;
 	if (q->delta_shift > TIMEQ_MAX_LISTS_SHIFT ||
 	    q->buckets_shift > TIMEQ_MAX_LISTS_SHIFT || !q->horizon ||
 	    q->horizon > 1ULL << (q->delta_shift + q->buckets_shift))
 		return tq_report(buf, len, "bad shape: delta 2^%u, M 2^%u, horizon %llu",
 				 q->delta_shift, q->buckets_shift, q->horizon);
-	err = tq_check_array(q, TQ_HEAD, &walk, &head, buf, len);
-	if (!err)
-		err = tq_check_array(q, TQ_HEAD2, &walk, &head2, buf, len);
-	if (!err)
-		err = tq_check_array(q, TQ_BUCKETS, &walk, &buckets, buf, len);
-	if (err)
-		return err;
-	if (q->head.count != head || q->head2.count != head2)
-		return tq_report(buf, len, "head counts %lu and %lu, lists hold %lu and %lu",
-				 q->head.count, q->head2.count, head, head2);
-	if (q->count != walk.nodes)
-		return tq_report(buf, len, "count %lu, lists hold %lu",
-				 q->count, walk.nodes);
+	if (q->head == q->head2 || q->head == q->focus || q->head2 == q->focus)
+		return tq_report(buf, len, "two roles share one array");
+	for (array = TQ_HEAD; array <= TQ_BUCKETS; array++) {
+		err = tq_check_array(q, array, &walk, &counts[array], buf, len);
+		if (err)
+			return err;
+	}
+	if (q->head->count != counts[TQ_HEAD] ||
+	    q->head2->count != counts[TQ_HEAD2] ||
+	    q->focus->count != counts[TQ_FOCUS])
+		return tq_report(buf, len, "head counts %lu, %lu and %lu, lists hold %lu, %lu and %lu",
+				 q->head->count, q->head2->count, q->focus->count,
+				 counts[TQ_HEAD], counts[TQ_HEAD2], counts[TQ_FOCUS]);
+	if (q->calendar_count != counts[TQ_BUCKETS])
+		return tq_report(buf, len, "calendar count %lu, lists hold %lu",
+				 q->calendar_count, counts[TQ_BUCKETS]);
 	next = q->bucket_count[tq_slot(q, tq_cur(q) + 1)];
-	if (!q->head.count && next)
+	if (!q->head->count && next)
 		return tq_report(buf, len, "head empty, %lu of the next bucket not in head2",
 				 next);
+	if (q->focus->count && q->bucket_count[tq_slot(q, q->focus_bucket)])
+		return tq_report(buf, len, "focus bucket %llu split with its bucket list",
+				 q->focus_bucket);
 	if (q->min != walk.best)
 		return tq_report(buf, len, "min is %s (time %llu), want %s (time %llu)",
 				 q->min ? "a node" : "NULL",
 				 q->min ? q->min->time : 0,
 				 walk.best ? "a node" : "NULL",
 				 walk.best ? walk.best->time : 0);
+	if (q->min_time != (q->min ? q->min->time : U64_MAX))
+		return tq_report(buf, len, "min_time %llu does not match the min",
+				 q->min_time);
 	return 0;
 }

@@ -11,15 +11,39 @@
 
 #include <linux/timeq.h>
 
+/*
+ * Bounded work (module/queue.c, "Bounded work: steps"): one step of
+ * pending work moves at most TIMEQ_STEP nodes; a far bucket list of at
+ * most TIMEQ_WALK nodes is walked for its minimum instead of spread into
+ * the focus. The caller gives each lock hold a budget of TIMEQ_HOLD node
+ * visits in q->budget; no call spends more than the budget it is given,
+ * plus the one node it was asked about.
+ */
+#define TIMEQ_STEP	32
+#define TIMEQ_WALK	16
+#define TIMEQ_HOLD	64
+
+/* Pending work (q->pend); queue.c's top comment says what each does. */
+enum {
+	TQ_PEND_NONE,
+	TQ_PEND_PULL_NEXT,
+	TQ_PEND_PULL_HEAD,
+	TQ_PEND_WALK,
+	TQ_PEND_EVICT,
+	TQ_PEND_RESOLVE,
+};
+
 int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		 unsigned int nbuckets, gfp_t gfp);
-void __timeq_release(struct timeq *q);
+bool __timeq_release_step(struct timeq *q);
+void __timeq_free(struct timeq *q);
 int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time);
 int __timeq_delete(struct timeq *q, struct timeq_node *node);
 int __timeq_update(struct timeq *q, struct timeq_node *node, u64 time);
 struct timeq_node *__timeq_delete_min(struct timeq *q);
 unsigned long __timeq_del_less_than(struct timeq *q, u64 time,
 				    unsigned long max, timeq_fn fn, void *arg);
+bool __timeq_step(struct timeq *q);
 int __timeq_check(const struct timeq *q, char *buf, size_t len);
 
 /* --- positions: which list a time belongs to --- */
@@ -46,7 +70,7 @@ static inline u64 tq_rel(const struct timeq *q, u64 time)
 	return (time >> q->delta_shift) - tq_cur(q);
 }
 
-/* The list of @time within a head. */
+/* The list of @time within a spread array. */
 static inline unsigned long tq_index(const struct timeq *q, u64 time)
 {
 	return time & (tq_delta(q) - 1);
@@ -63,15 +87,65 @@ static inline bool tq_in_window(const struct timeq *q, u64 time)
 	return time >= q->now && time - q->now < q->horizon;
 }
 
+/* --- where a node is: its owner word, the queue and a tag --- */
+
+/* The tag of a node in the calendar; spread array i has tag i + 1. */
+#define TQ_TAG_CALENDAR	0
+/* The spread arrays behind head, head2 and focus. */
+#define TQ_HEADS	ARRAY_SIZE(((struct timeq *)NULL)->heads)
+
 static inline struct timeq *tq_owner(const struct timeq_node *node)
 {
-	return (struct timeq *)(node->owner & ~TIMEQ_NODE_IN_HEAD);
+	return (struct timeq *)(READ_ONCE(node->owner) & ~TIMEQ_NODE_TAG_MASK);
 }
 
-static inline bool tq_in_head(const struct timeq_node *node)
+static inline unsigned int tq_tag(const struct timeq_node *node)
 {
-	return node->owner & TIMEQ_NODE_IN_HEAD;
+	return READ_ONCE(node->owner) & TIMEQ_NODE_TAG_MASK;
 }
+
+static inline unsigned long tq_owner_word(const struct timeq *q,
+					  unsigned int tag)
+{
+	return (unsigned long)q | tag;
+}
+
+static inline unsigned int tq_head_tag(const struct timeq *q,
+				       const struct timeq_head *head)
+{
+	return 1 + (head - q->heads);
+}
+
+static inline struct timeq_head *tq_tag_head(struct timeq *q, unsigned int tag)
+{
+	return &q->heads[tag - 1];
+}
+
+/* Is @node (queued in @q) in the far region: the calendar or the focus? */
+static inline bool tq_is_far(const struct timeq *q,
+			     const struct timeq_node *node)
+{
+	unsigned int tag = tq_tag(node);
+
+	return tag == TQ_TAG_CALENDAR || &q->heads[tag - 1] == READ_ONCE(q->focus);
+}
+
+/* Is @node (queued in @q) in the array playing head? */
+static inline bool tq_is_head(const struct timeq *q,
+			      const struct timeq_node *node)
+{
+	unsigned int tag = tq_tag(node);
+
+	return tag != TQ_TAG_CALENDAR && &q->heads[tag - 1] == READ_ONCE(q->head);
+}
+
+#ifdef TIMEQ_DEBUG_FIFO
+/* The next insertion number: shared by writers under different locks. */
+static inline u64 tq_debug_next(atomic64_t *counter)
+{
+	return atomic64_inc_return(counter) - 1;
+}
+#endif
 
 /* "No bit found" from timeq_bitmap_next(). */
 #define TIMEQ_NONE	ULONG_MAX

@@ -8,36 +8,50 @@
  * API below), module/clock.c the timer facility (a queue whose times are
  * CLOCK_MONOTONIC ticks, expired by the module with callbacks).
  *
- *   operation                context                 notes
- *   ----------------------   ---------------------   -----------------------
- *   timeq_create(),          may sleep with           returns a queue that
- *   timeq_create_monotonic()   GFP_KERNEL              is safe to share
- *   timeq_destroy()          process, may sleep      caller excludes every
- *                                                      other user of @q
- *   timeq_insert(),          process context or      the slow side: takes
- *   timeq_delete(),            any context that        every lock, so calls
- *   timeq_update(),            may take a _bh          are serialised and
- *   timeq_delete_min(),        spinlock                never fail for locks
- *   timeq_del_less_than(),
+ * Who may call what
+ * -----------------
+ *
+ *   calls                       context                 what they do
+ *   -------------------------   ---------------------   ----------------------
+ *   timeq_create(),             process, may sleep      allocate a queue that
+ *   timeq_create_monotonic()                              is safe to share
+ *   timeq_destroy()             process, may sleep      the caller excludes
+ *                                                         every other user
+ *   the slow side:              process, may sleep      block on the queue's
+ *   timeq_insert(),                                       spinlocks, with bottom
+ *   timeq_delete(),                                       halves off while they
+ *   timeq_update(),                                       hold one; a hold visits
+ *   timeq_delete_min(),                                   at most 64 nodes, and
+ *   timeq_del_less_than(),                                longer work reschedules
+ *   timeq_check(),                                        between holds
  *   timeq_timer_arm(),
  *   timeq_timer_move(),
- *   timeq_timer_delete(),
- *   timeq_check()
- *   timeq_delete_sync(),     process, may sleep      waits for hand-offs
- *   timeq_shutdown_sync()                              and callbacks
- *   timeq_fast_update(),     softirq, or process     the fast path: only
- *   timeq_fast_min()           context with            tries locks; O(1)
- *                              preemption or BHs       worst case; never
- *                              disabled; not hardirq   spins or sleeps
- *   accessors (inline)       any                     a snapshot unless the
- *                                                      caller excludes writers
+ *   timeq_timer_delete()
+ *   timeq_delete_sync(),        process, may sleep      also wait for a running
+ *   timeq_shutdown_sync()                                 callback
+ *   the fast path:              softirq, or bottom      only try spinlocks and
+ *   timeq_fast_update(),          halves disabled;        never wait; O(1) worst
+ *   timeq_fast_min()              not hard interrupt      case; hand what they
+ *                                 or NMI                  cannot do at once to
+ *                                                         the slow path
+ *   accessors (inline)          any                     a snapshot unless the
+ *                                                         caller excludes writers
  *
- * Nothing allocates but the create calls, so nothing else can fail for
- * memory.
+ * The contexts are asserted: might_sleep() on the slow side,
+ * lockdep_assert_in_softirq() on the fast path. Process context calls the
+ * fast path between local_bh_disable() and local_bh_enable().
+ *
+ * Slow-side calls on different nodes may run at the same time; calls on one
+ * node or timer must not race each other (as with list_add()), except that
+ * the fast path may race anything. Nothing allocates but the create calls,
+ * so nothing else can fail for memory.
  */
 #ifndef _LINUX_TIMEQ_H
 #define _LINUX_TIMEQ_H
 
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/spinlock.h>
@@ -46,11 +60,10 @@
 
 /**
  * struct timeq_node - an element of a timeq, embedded in the caller's object
- * @entry:	link in one list of the queue (a head list or a bucket)
+ * @entry:	link in one list of the queue (a spread array or a bucket)
  * @time:	the element's time in ticks; valid while queued
- * @owner:	the queue this node is in, or 0 when it is in none; bit 0
- *		(%TIMEQ_NODE_IN_HEAD) is set while the node sits in one of the
- *		two heads rather than in a bucket
+ * @owner:	the queue this node is in, or 0 when it is in none; the low
+ *		bits (%TIMEQ_NODE_TAG_MASK) name the list array it is in
  * @seq:	the insertion number, with %TIMEQ_DEBUG_FIFO only: test builds
  *		set it so that timeq_check() can prove FIFO order among equal
  *		times, at 8 bytes per node and an increment per insertion
@@ -68,8 +81,8 @@ struct timeq_node {
 #endif
 };
 
-/* Set in timeq_node.owner while the node is in head or head2. */
-#define TIMEQ_NODE_IN_HEAD	1UL
+/* The low bits of timeq_node.owner: which list array the node is in. */
+#define TIMEQ_NODE_TAG_MASK	3UL
 
 struct timeq_timer;
 struct timeq_clock;
@@ -114,7 +127,7 @@ struct timeq_timer {
 #define TIMEQ_DEFERRED		1
 
 /*
- * Bounds on the shape of a queue: at most 2^20 lists in each of the head
+ * Bounds on the shape of a queue: at most 2^20 lists in each of the spread
  * arrays and in the bucket array, so the bitmaps over them have at most
  * four levels (64^4 and 32^4 are both at least 2^20), and a horizon of at
  * most 2^40 ticks.
@@ -139,64 +152,96 @@ struct timeq_bitmap {
  * struct timeq_head - one bucket spread into one list per time
  * @lists:	delta lists; list i holds the nodes of time bucket * delta + i
  * @map:	the non-empty lists
- * @count:	the number of nodes in all of @lists (the paper's H or H2)
+ * @count:	the number of nodes in all of @lists
  */
 struct timeq_head {
 	struct list_head	*lists;
 	struct timeq_bitmap	map;
 	unsigned long		count;
-};
+} ____cacheline_aligned_in_smp;
 
 /**
  * struct timeq - a two-head calendar queue
  * @now:	the clock, in ticks; never decreases
  * @horizon:	every queued time lies in [@now, @now + @horizon)
- * @min:	the earliest node (first inserted among equals), or NULL
- * @count:	the number of queued nodes
- * @head:	the current bucket, the one @now is in
- * @head2:	part of the next bucket
+ * @min:	the earliest node (first inserted among equals), or NULL when
+ *		the queue is empty or work is pending
+ * @min_time:	the time of @min, or U64_MAX without one
+ * @head:	the spread array of the current bucket, the one @now is in
+ * @head2:	the spread array of part of the next bucket
+ * @focus:	the spread array of one far bucket, @focus_bucket
+ * @heads:	the three spread arrays behind @head, @head2 and @focus
+ * @focus_bucket: the bucket number @focus holds, while it holds nodes
  * @buckets:	the calendar: bucket number b is list b % M
  * @bucket_map:	the non-empty lists of @buckets
  * @bucket_count: the number of nodes in each of @buckets
+ * @calendar_count: the number of nodes in all of @buckets
  * @delta_shift: log2 of the bucket width delta
  * @buckets_shift: log2 of the number of buckets M
+ * @pend:	the kind of pending work, TQ_PEND_NONE without (module/queue.h)
+ * @pend_bucket: the far bucket that pending work is about
+ * @budget:	node visits left to the current lock hold of the slow side
+ * @visits:	node visits of the current lock hold of the slow side
+ * @max_visits:	the most any one lock hold of the slow side visited
  * @seq:	links so far, by insertion or update (with %TIMEQ_DEBUG_FIFO
  *		only)
  * @inserted:	insertions so far (with %TIMEQ_DEBUG_FIFO only): tests
  *		account for every element with it
- * @head_lock:	guards @now, @min, @count, @head and the time and owner of
- *		every node; every operation takes it first
+ * @head_lock:	guards @head, @now, @min and @min_time
  * @head2_lock:	guards @head2
- * @bucket_lock: guards @buckets, @bucket_map and @bucket_count
+ * @bucket_lock: guards the calendar, @focus and @focus_bucket
  * @handoffs:	fast updates waiting for the slow path
+ * @kick:	queues @work, and re-arms a clocked queue's hrtimer, for the
+ *		fast path, which may not do either itself
  * @work:	the slow path: applies @handoffs, expires due timers
  * @clock:	the timer facility's state, or NULL for a plain queue
  *
- * Private to module/ but for the accessors below. The locks are always
- * taken in the order above (module/paths.c says who takes which).
+ * Private to module/ but for the accessors below. Changing which array
+ * plays which role, @now's bucket, or @pend takes all three locks, in the
+ * order above; module/paths.c says who takes which for the rest.
  */
 struct timeq {
-	u64			now;
+	/* Read by every path; written under all three locks. */
 	u64			horizon;
+	unsigned int		delta_shift;
+	unsigned int		buckets_shift;
+	struct timeq_head	*head;
+	struct timeq_head	*head2;
+	struct timeq_head	*focus;
+	unsigned int		pend;
+	struct timeq_clock	*clock;
+
+	/* The near region: head_lock and what it guards. */
+	spinlock_t		head_lock ____cacheline_aligned_in_smp;
+	u64			now;
 	struct timeq_node	*min;
-	unsigned long		count;
-	struct timeq_head	head;
-	struct timeq_head	head2;
+	u64			min_time;
+
+	spinlock_t		head2_lock ____cacheline_aligned_in_smp;
+
+	/* The far region: bucket_lock and what it guards. */
+	spinlock_t		bucket_lock ____cacheline_aligned_in_smp;
+	u64			focus_bucket;
 	struct list_head	*buckets;
 	struct timeq_bitmap	bucket_map;
 	unsigned long		*bucket_count;
-	unsigned int		delta_shift;
-	unsigned int		buckets_shift;
-#ifdef TIMEQ_DEBUG_FIFO
-	u64			seq;
-	u64			inserted;
-#endif
-	spinlock_t		head_lock;	/* now, min, count, head, nodes */
-	spinlock_t		head2_lock;	/* head2 */
-	spinlock_t		bucket_lock;	/* buckets and their bookkeeping */
-	struct llist_head	handoffs;
+	unsigned long		calendar_count;
+	u64			pend_bucket;
+	unsigned long		budget;
+	unsigned long		visits;
+	unsigned long		max_visits;
+
+	/* Each spread array on lines of its own: roles move between them. */
+	struct timeq_head	heads[3] ____cacheline_aligned_in_smp;
+
+	/* The hand-off, written by fast paths that defer. */
+	struct llist_head	handoffs ____cacheline_aligned_in_smp;
+	struct irq_work		kick;
 	struct work_struct	work;
-	struct timeq_clock	*clock;
+#ifdef TIMEQ_DEBUG_FIFO
+	atomic64_t		seq;
+	atomic64_t		inserted;
+#endif
 };
 
 /**
@@ -296,8 +341,10 @@ static inline u64 timeq_node_time(const struct timeq_node *node)
  *
  * O(1) worst case: the queue keeps its minimum at hand.
  *
- * Context: any. Unless the caller excludes the queue's writers, the answer
- * is a snapshot that may already be out of date.
+ * Context: any. Unless the caller excludes the queue's writers (every
+ * slow-side call has returned, and no fast update runs), the answer is a
+ * snapshot that may already be out of date, and NULL while the slow side
+ * is between two steps of finding the next minimum.
  * Return: the node with the smallest time, the first inserted among equal
  * times, or NULL if @q is empty. The node stays queued. Follow the pointer
  * only while the node cannot be freed; timeq_fast_min() gives the time.
@@ -326,12 +373,14 @@ static inline u64 timeq_now(const struct timeq *q)
  * @q:		the queue
  *
  * Context: any. Unless the caller excludes the queue's writers, the answer
- * is a snapshot that may already be out of date.
+ * is approximate: it adds four counts read one after the other, and a node
+ * that moves between them meanwhile may be counted twice or not at all.
  * Return: how many nodes are queued in @q.
  */
 static inline unsigned long timeq_count(const struct timeq *q)
 {
-	return READ_ONCE(q->count);
+	return READ_ONCE(q->heads[0].count) + READ_ONCE(q->heads[1].count) +
+	       READ_ONCE(q->heads[2].count) + READ_ONCE(q->calendar_count);
 }
 
 #endif /* _LINUX_TIMEQ_H */

@@ -32,6 +32,17 @@ void tq_clock_expire(struct timeq *q)
 	no_clock();
 }
 
+void tq_clock_kick(struct timeq *q)
+{
+	no_clock();
+}
+
+u64 tq_clock_fast_tick(const struct timeq *q)
+{
+	no_clock();
+	return 0;
+}
+
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 {
 	no_clock();

@@ -88,6 +88,8 @@ static void *fast_thread(void *arg)
 	u64 t;
 	int ret;
 
+	/* This thread stands in for softirq context. */
+	compat_in_softirq = 1;
 	for (i = 0; i < s->fast_calls; i++) {
 		r = next_rand(&f->rand);
 		ret = timeq_fast_update(s->q, &s->timers[r % s->ntimers],
@@ -127,7 +129,8 @@ static void slow_step(struct stress *s, uint64_t *rand)
 	struct timeq_timer *timer = &s->timers[r % s->ntimers];
 	char why[128];
 
-	/* The work runs whenever it is queued, as a workqueue would. */
+	/* The kick and the work run whenever queued, as the kernel would. */
+	compat_run_irq_work(&s->q->kick);
 	s->drains += compat_run_work(&s->q->work);
 	r /= s->ntimers;
 	switch (r % 12) {
@@ -250,6 +253,7 @@ int main(int argc, char **argv)
 	}
 
 	/* Apply what is still handed off, then take every timer out. */
+	compat_run_irq_work(&s.q->kick);
 	compat_run_work(&s.q->work);
 	for (i = 0; i < s.ntimers; i++) {
 		pending += test_bit(TIMEQ_TIMER_PENDING, &s.timers[i].flags);
@@ -265,13 +269,13 @@ int main(int argc, char **argv)
 		       ++tests);
 	}
 #ifdef TIMEQ_DEBUG_FIFO
-	if (s.q->inserted != s.removed) {
-		printf("not ok %u - %llu insertions, %lu removals\n", ++tests,
-		       s.q->inserted, s.removed);
+	if ((unsigned long)atomic64_read(&s.q->inserted) != s.removed) {
+		printf("not ok %u - %lld insertions, %lu removals\n", ++tests,
+		       atomic64_read(&s.q->inserted), s.removed);
 		failed++;
 	} else {
-		printf("ok %u - every one of %llu insertions was removed exactly once\n",
-		       ++tests, s.q->inserted);
+		printf("ok %u - every one of %lld insertions was removed exactly once\n",
+		       ++tests, atomic64_read(&s.q->inserted));
 	}
 #endif
 	timeq_destroy(s.q);

@@ -6,6 +6,7 @@
 
 long compat_allocations;
 long compat_fail_countdown;
+__thread int compat_in_softirq;
 struct workqueue_struct *timeq_wq;
 
 static void *compat_alloc(size_t size)

@@ -48,6 +48,7 @@ typedef unsigned int gfp_t;
 #define MODULE_IMPORT_NS(ns)
 
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
+#define ____cacheline_aligned_in_smp	__attribute__((aligned(64)))
 #define EXPORT_SYMBOL_NS_GPL(sym, ns)
 
 #define container_of(ptr, type, member) \
@@ -150,6 +151,13 @@ static inline void list_move(struct list_head *entry, struct list_head *head)
 	list_add(entry, head);
 }
 
+static inline void list_move_tail(struct list_head *entry,
+				  struct list_head *head)
+{
+	__list_unlink(entry);
+	list_add_tail(entry, head);
+}
+
 static inline bool list_empty(const struct list_head *head)
 {
 	return head->next == head;
@@ -175,16 +183,40 @@ static inline bool list_empty(const struct list_head *head)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define max(a, b)		((a) > (b) ? (a) : (b))
+#define min3(a, b, c)		min(min(a, b), c)
 #define U64_MAX			(~0ULL)
 #define __acquires(x)
 #define __releases(x)
 #define __must_hold(x)
 
-/* <linux/preempt.h>, <linux/kernel.h>: a thread is never preempted here */
+/*
+ * <linux/preempt.h>, <linux/kernel.h>, <linux/sched.h>: a thread is never
+ * preempted here. A thread that stands in for softirq context sets
+ * compat_in_softirq, so lockdep_assert_in_softirq() is a real check, and
+ * might_sleep() checks the opposite.
+ */
+extern __thread int compat_in_softirq;
 #define preempt_disable()	do { } while (0)
 #define preempt_enable()	do { } while (0)
-#define might_sleep()		do { } while (0)
+#define might_sleep()		assert(!compat_in_softirq)
+#define cond_resched()		sched_yield()
 #define cpu_relax()		sched_yield()
+#define lockdep_assert_in_softirq()	assert(compat_in_softirq)
+
+/* <linux/atomic.h>: the 64-bit counters of TIMEQ_DEBUG_FIFO builds */
+typedef struct {
+	long long	counter;
+} atomic64_t;
+
+static inline long long atomic64_inc_return(atomic64_t *v)
+{
+	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+static inline long long atomic64_read(const atomic64_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
 
 /* <asm/bitops.h>: atomic bit operations, fully ordered when they return */
 static inline void set_bit(long nr, unsigned long *addr)
@@ -222,10 +254,18 @@ static inline void spin_lock_init(spinlock_t *l)
 	l->owner = 0;
 }
 
+/*
+ * COMPAT_BENCH builds (the benchmark, with NDEBUG) keep no owner, so a
+ * lock costs what the kernel's does: one atomic to take, one to release.
+ */
 static inline void compat_spin_owned(spinlock_t *l)
 {
+#ifndef COMPAT_BENCH
 	__atomic_store_n(&l->owner, (unsigned long)pthread_self(),
 			 __ATOMIC_RELAXED);
+#else
+	(void)l;
+#endif
 }
 
 static inline void spin_lock(spinlock_t *l)
@@ -244,15 +284,21 @@ static inline bool spin_trylock(spinlock_t *l)
 
 static inline void spin_unlock(spinlock_t *l)
 {
+#ifndef COMPAT_BENCH
 	__atomic_store_n(&l->owner, 0UL, __ATOMIC_RELAXED);
+#endif
 	pthread_spin_unlock(&l->lock);
 }
 
 #define spin_lock_bh(l)		spin_lock(l)
 #define spin_unlock_bh(l)	spin_unlock(l)
+#ifdef COMPAT_BENCH
+#define lockdep_assert_held(l)	((void)(l))
+#else
 #define lockdep_assert_held(l) \
 	assert(__atomic_load_n(&(l)->owner, __ATOMIC_RELAXED) == \
 	       (unsigned long)pthread_self())
+#endif
 
 /* <linux/llist.h>: a lock-free singly linked stack */
 struct llist_node {
@@ -331,6 +377,45 @@ static inline bool queue_work(struct workqueue_struct *wq,
 static inline bool cancel_work_sync(struct work_struct *work)
 {
 	return __atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * <linux/irq_work.h>: an irq_work is a flag too; its owner runs it with
+ * compat_run_irq_work(), as the self-interrupt would.
+ */
+struct irq_work {
+	void	(*func)(struct irq_work *work);
+	int	pending;
+};
+
+static inline void init_irq_work(struct irq_work *work,
+				 void (*func)(struct irq_work *))
+{
+	work->func = func;
+	work->pending = 0;
+}
+
+static inline bool irq_work_queue(struct irq_work *work)
+{
+	return !__atomic_exchange_n(&work->pending, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline bool compat_run_irq_work(struct irq_work *work)
+{
+	if (!__atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST))
+		return false;
+	work->func(work);
+	return true;
+}
+
+static inline void irq_work_sync(struct irq_work *work)
+{
+	compat_run_irq_work(work);
+}
+
+static inline bool llist_empty(const struct llist_head *head)
+{
+	return !__atomic_load_n(&head->first, __ATOMIC_RELAXED);
 }
 
 /* Run @work if it is queued, as a worker would; true if it ran. */

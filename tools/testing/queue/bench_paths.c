@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The concurrency layer's figures: module/paths.c and module/queue.c built
+ * in userspace (compat/, with COMPAT_BENCH locks that cost what the
+ * kernel's do), measured in one run. It prints; it asserts nothing about
+ * speed (a figure is not a test), only that every run ends consistent.
+ *
+ *  1. Uncontended cost, one thread, N = 1000 nodes, the same sequence of
+ *     updates to random times for each: the bare __timeq_update(), the
+ *     slow side's timeq_update(), and the fast path's timeq_fast_update();
+ *     the median of five interleaved runs of each.
+ *  2. Contended, a fast thread on CPU 0 and a slow thread flat out on
+ *     CPU 1. The fast thread moves 256 timers to times in the current and
+ *     the next bucket; an update is "eligible" when the timer's old time
+ *     lay there too (or it was in no queue). The slow thread works:
+ *	far	on 10^4 nodes of its own beyond the next bucket: insert,
+ *		delete and update, never moving the clock;
+ *	mixed	the same, plus delete_min and del_less_than(), which move
+ *		the clock and expire the fast thread's timers too.
+ *     For each: the share of eligible updates applied in place, and the
+ *     latency of the fast path (rdtsc around each call, calibrated against
+ *     CLOCK_MONOTONIC) for applied and deferred calls: p50, p99, p99.9 and
+ *     the maximum.
+ *
+ *	bench_paths [--seconds S]
+ *
+ * `make bench-paths` at the top of the tree builds and runs it.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <linux/timeq.h>
+
+#include "../../../module/queue.h"
+
+#define HORIZON		(1u << 20)	/* delta 1024, M 1024 */
+#define FAST_TIMERS	256
+#define SLOW_NODES	10000
+#define UNCONTENDED_N	1000
+#define UNCONTENDED_OPS	4000000UL
+#define MAX_SAMPLES	(1u << 22)
+
+static double ns_per_cycle;
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void calibrate(void)
+{
+	double t0 = now_seconds(), t1;
+	uint64_t c0 = __rdtsc(), c1;
+
+	do {
+		t1 = now_seconds();
+	} while (t1 - t0 < 0.2);
+	c1 = __rdtsc();
+	ns_per_cycle = (t1 - t0) * 1e9 / (double)(c1 - c0);
+}
+
+static uint64_t next_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/* Run the queue's kick and work, as the kernel would when they are queued. */
+static void run_slow_path(struct timeq *q)
+{
+	compat_run_irq_work(&q->kick);
+	compat_run_work(&q->work);
+}
+
+static int check(struct timeq *q, const char *what)
+{
+	char why[160];
+
+	if (!timeq_check(q, why, sizeof(why)))
+		return 0;
+	printf("not ok - %s: %s\n", what, why);
+	return 1;
+}
+
+/* --- 1. uncontended --- */
+
+static double uncontended(int kind, const u64 *times, const unsigned int *ids)
+{
+	struct timeq_timer *t = calloc(UNCONTENDED_N, sizeof(*t));
+	struct timeq *q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	unsigned long i;
+	double start, ns;
+
+	if (!t || IS_ERR(q))
+		exit(1);
+	for (i = 0; i < UNCONTENDED_N; i++) {
+		timeq_timer_init(&t[i], NULL);
+		timeq_insert(q, &t[i].node, times[i]);
+	}
+	compat_in_softirq = kind == 2;
+	start = now_seconds();
+	for (i = 0; i < UNCONTENDED_OPS; i++) {
+		struct timeq_timer *timer = &t[ids[i]];
+
+		switch (kind) {
+		case 0:
+			q->budget = TIMEQ_HOLD;
+			__timeq_update(q, &timer->node, times[i]);
+			while (__timeq_step(q))
+				q->budget = TIMEQ_HOLD;
+			break;
+		case 1:
+			timeq_update(q, &timer->node, times[i]);
+			break;
+		default:
+			timeq_fast_update(q, timer, times[i]);
+			break;
+		}
+	}
+	ns = (now_seconds() - start) * 1e9 / UNCONTENDED_OPS;
+	compat_in_softirq = 0;
+	run_slow_path(q);
+	if (check(q, "uncontended"))
+		exit(1);
+	timeq_destroy(q);
+	free(t);
+	return ns;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median5(double *v)
+{
+	qsort(v, 5, sizeof(v[0]), cmp_double);
+	return v[2];
+}
+
+/* --- 2. contended --- */
+
+struct samples {
+	uint32_t	*v;
+	unsigned int	n;
+};
+
+struct bench {
+	struct timeq		*q;
+	struct timeq_timer	*fast;
+	struct timeq_node	*slow;
+	int			mixed;
+	int			stop;
+	/* the fast thread's counts */
+	unsigned long		calls, eligible, eligible_applied;
+	unsigned long		applied, deferred, refused;
+	struct samples		lat_applied, lat_deferred;
+	/* the slow thread's */
+	unsigned long		slow_ops;
+};
+
+static void sample(struct samples *s, uint64_t cycles)
+{
+	if (s->n < MAX_SAMPLES)
+		s->v[s->n++] = cycles > UINT32_MAX ? UINT32_MAX : cycles;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(struct samples *s, double p)
+{
+	unsigned int i;
+
+	if (!s->n)
+		return 0;
+	i = (unsigned int)(p * (s->n - 1));
+	return s->v[i] * ns_per_cycle;
+}
+
+static void report_latency(const char *what, struct samples *s)
+{
+	qsort(s->v, s->n, sizeof(s->v[0]), cmp_u32);
+	printf("#   %-8s %9u calls: p50 %6.0f ns, p99 %6.0f ns, p99.9 %7.0f ns, max %8.0f ns\n",
+	       what, s->n, pct(s, 0.5), pct(s, 0.99), pct(s, 0.999),
+	       s->n ? s->v[s->n - 1] * ns_per_cycle : 0.0);
+}
+
+/* Is @time in the current or the next bucket of the clock @now? */
+static int near(const struct timeq *q, u64 now, u64 time)
+{
+	return time >= now && (time >> q->delta_shift) - (now >> q->delta_shift) <= 1;
+}
+
+static void *fast_thread(void *arg)
+{
+	struct bench *b = arg;
+	struct timeq *q = b->q;
+	uint64_t rand = 7, c0, c1;
+	u64 now, old, time;
+	int ret, was_near;
+
+	pin(0);
+	compat_in_softirq = 1;
+	while (!__atomic_load_n(&b->stop, __ATOMIC_RELAXED)) {
+		uint64_t r = next_rand(&rand);
+		struct timeq_timer *t = &b->fast[r % FAST_TIMERS];
+
+		now = timeq_now(q);
+		time = now + (r >> 8) % (2 * (1u << q->delta_shift) -
+					 (now & ((1u << q->delta_shift) - 1)));
+		old = timeq_node_time(&t->node);
+		was_near = !timeq_node_queued(&t->node) || near(q, now, old);
+		c0 = __rdtsc();
+		ret = timeq_fast_update(q, t, time);
+		c1 = __rdtsc();
+		b->calls++;
+		if (ret == TIMEQ_APPLIED) {
+			b->applied++;
+			sample(&b->lat_applied, c1 - c0);
+		} else if (ret == TIMEQ_DEFERRED) {
+			b->deferred++;
+			sample(&b->lat_deferred, c1 - c0);
+		} else {
+			b->refused++;
+		}
+		if (was_near) {
+			b->eligible++;
+			b->eligible_applied += ret == TIMEQ_APPLIED;
+		}
+	}
+	return NULL;
+}
+
+/* A far time: beyond the next bucket, in the window. */
+static u64 far_time(struct timeq *q, uint64_t r)
+{
+	u64 now = timeq_now(q), from = ((now >> q->delta_shift) + 2) << q->delta_shift;
+
+	return from + r % (now + HORIZON - from);
+}
+
+static void *slow_thread(void *arg)
+{
+	struct bench *b = arg;
+	struct timeq *q = b->q;
+	uint64_t rand = 11;
+
+	pin(1);
+	while (!__atomic_load_n(&b->stop, __ATOMIC_RELAXED)) {
+		uint64_t r = next_rand(&rand);
+		struct timeq_node *n = &b->slow[r % SLOW_NODES];
+
+		run_slow_path(q);
+		r /= SLOW_NODES;
+		switch (b->mixed ? r % 10 : r % 8) {
+		case 0 ... 2:
+			if (timeq_node_queued(n))
+				timeq_delete(q, n);
+			else
+				timeq_insert(q, n, far_time(q, r / 10));
+			break;
+		case 3 ... 7:
+			if (timeq_node_queued(n))
+				timeq_update(q, n, far_time(q, r / 10));
+			break;
+		case 8:
+			timeq_delete_min(q);
+			break;
+		default:
+			/* Expiry: the clock moves on by up to half a bucket. */
+			timeq_del_less_than(q, timeq_now(q) + (r / 10) % 512,
+					    NULL, NULL);
+			break;
+		}
+		b->slow_ops++;
+	}
+	return NULL;
+}
+
+static int contended(int mixed, double seconds)
+{
+	struct bench b = { .mixed = mixed };
+	pthread_t fast, slow;
+	unsigned int i;
+	int failed = 0;
+
+	b.q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	b.fast = calloc(FAST_TIMERS, sizeof(*b.fast));
+	b.slow = calloc(SLOW_NODES, sizeof(*b.slow));
+	b.lat_applied.v = malloc(MAX_SAMPLES * sizeof(uint32_t));
+	b.lat_deferred.v = malloc(MAX_SAMPLES * sizeof(uint32_t));
+	if (IS_ERR(b.q) || !b.fast || !b.slow || !b.lat_applied.v ||
+	    !b.lat_deferred.v)
+		exit(1);
+	for (i = 0; i < FAST_TIMERS; i++)
+		timeq_timer_init(&b.fast[i], NULL);
+	for (i = 0; i < SLOW_NODES; i++) {
+		timeq_node_init(&b.slow[i]);
+		if (i % 2)
+			timeq_insert(b.q, &b.slow[i], far_time(b.q, i * 7919));
+	}
+	pthread_create(&slow, NULL, slow_thread, &b);
+	pthread_create(&fast, NULL, fast_thread, &b);
+	usleep((useconds_t)(seconds * 1e6));
+	__atomic_store_n(&b.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(fast, NULL);
+	pthread_join(slow, NULL);
+	run_slow_path(b.q);
+	failed |= check(b.q, mixed ? "mixed" : "far");
+
+	printf("# slow side %s: %lu slow operations beside %lu fast updates\n",
+	       mixed ? "mixed (far work, delete_min, expiry)" :
+		       "on the far calendar only",
+	       b.slow_ops, b.calls);
+	printf("#   eligible updates (old and new time in buckets cur, cur + 1): %lu, applied in place %lu (%.1f%%)\n",
+	       b.eligible, b.eligible_applied,
+	       b.eligible ? 100.0 * b.eligible_applied / b.eligible : 0.0);
+	printf("#   all updates: %lu applied, %lu deferred, %lu refused\n",
+	       b.applied, b.deferred, b.refused);
+	report_latency("applied", &b.lat_applied);
+	report_latency("deferred", &b.lat_deferred);
+	for (i = 0; i < FAST_TIMERS; i++)
+		timeq_delete_sync(b.q, &b.fast[i]);
+	for (i = 0; i < SLOW_NODES; i++)
+		timeq_delete(b.q, &b.slow[i]);
+	if (timeq_count(b.q)) {
+		printf("not ok - %lu nodes left\n", timeq_count(b.q));
+		failed = 1;
+	}
+	timeq_destroy(b.q);
+	free(b.fast);
+	free(b.slow);
+	free(b.lat_applied.v);
+	free(b.lat_deferred.v);
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	static u64 times[UNCONTENDED_OPS];
+	static unsigned int ids[UNCONTENDED_OPS];
+	double seconds = 3, bare, locked, fast;
+	double bare_ns[5], locked_ns[5], fast_ns[5];
+	uint64_t rand = 3;
+	unsigned long i;
+	int failed = 0;
+
+	if (argc == 3 && !strcmp(argv[1], "--seconds"))
+		seconds = atof(argv[2]);
+	else if (argc != 1) {
+		fprintf(stderr, "usage: %s [--seconds S]\n", argv[0]);
+		return 2;
+	}
+	calibrate();
+	printf("# bench_paths: module/paths.c in userspace, %ld CPUs, %.2f ns per TSC cycle\n",
+	       sysconf(_SC_NPROCESSORS_ONLN), ns_per_cycle);
+
+	for (i = 0; i < UNCONTENDED_OPS; i++) {
+		uint64_t r = next_rand(&rand);
+
+		ids[i] = r % UNCONTENDED_N;
+		times[i] = (r >> 16) % HORIZON;
+	}
+	pin(0);
+	/* Interleaved, five of each, and the median: a busy host shows less. */
+	for (i = 0; i < 5; i++) {
+		bare_ns[i] = uncontended(0, times, ids);
+		locked_ns[i] = uncontended(1, times, ids);
+		fast_ns[i] = uncontended(2, times, ids);
+	}
+	bare = median5(bare_ns);
+	locked = median5(locked_ns);
+	fast = median5(fast_ns);
+	printf("# uncontended, N = %u, updates to random times in the window (clock at 0), median of 5:\n",
+	       UNCONTENDED_N);
+	printf("#   __timeq_update %.1f ns, timeq_update %.1f ns (+%.1f), timeq_fast_update %.1f ns (+%.1f)\n",
+	       bare, locked, locked - bare, fast, fast - bare);
+
+	failed |= contended(0, seconds);
+	failed |= contended(1, seconds);
+	printf("%s - bench_paths ran to the end with every queue consistent\n",
+	       failed ? "not ok" : "ok");
+	return failed;
+}
