@@ -372,11 +372,10 @@ static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 		ct[i].left = &left;
 		ct[i].early = &early;
 		t = base + (spread ? get_random_u64() % spread : 0);
-		if (i % 2) {
+		if (i % 2)
 			KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &ct[i].timer, t), 0);
-		} else {
+		else
 			KUNIT_EXPECT_GE(test, fast_update(q, &ct[i].timer, t), 0);
-		}
 	}
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
 	for (i = 0; i < n; i++)

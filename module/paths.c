@@ -70,8 +70,9 @@
  * far work (a WALK, EVICT or RESOLVE): the heads were empty when that work
  * began, so a node put there is the minimum, and the work's last step
  * looks at the heads first. Every other update waits for no work to be
- * pending: moving the minimum would settle it anew. A failed trylock, a failed check or pending work defers the
- * update; the fast path never waits.
+ * pending: moving the minimum would settle it anew. A failed trylock, a
+ * failed check or pending work defers the update; the fast path never
+ * waits.
  *
  * The fast path reaches nothing that spins or sleeps: no hrtimer and no
  * workqueue call. Where an update needs the slow path to run, or moves a

@@ -512,7 +512,8 @@ static bool tq_step_pull(struct timeq *q, struct timeq_head *head, u64 bucket)
 {
 	unsigned long slot = tq_slot(q, bucket);
 
-	q->budget -= tq_pull(q, head, slot, min(q->budget, (unsigned long)TIMEQ_STEP));
+	q->budget -= tq_pull(q, head, slot,
+			     min_t(unsigned long, q->budget, TIMEQ_STEP));
 	return !q->bucket_count[slot];
 }
 
@@ -1059,7 +1060,8 @@ int __timeq_check(const struct timeq *q, char *buf, size_t len)
 	if (q->head->count != counts[TQ_HEAD] ||
 	    q->head2->count != counts[TQ_HEAD2] ||
 	    q->focus->count != counts[TQ_FOCUS])
-		return tq_report(buf, len, "head counts %lu, %lu and %lu, lists hold %lu, %lu and %lu",
+		return tq_report(buf, len,
+				 "array counts %lu, %lu, %lu; lists hold %lu, %lu, %lu",
 				 q->head->count, q->head2->count, q->focus->count,
 				 counts[TQ_HEAD], counts[TQ_HEAD2], counts[TQ_FOCUS]);
 	if (q->calendar_count != counts[TQ_BUCKETS])
