@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.sh [FILE...]: the kernel's own style checker,
+# scripts/checkpatch.pl --strict --no-tree from linux-source-6.12
+# (kernel-src.sh), over every .c and .h file in module/, include/ and
+# kunit/, or over the FILEs given. One TAP line a file; any ERROR, WARNING
+# or CHECK fails that file and is shown as "# file:line: TYPE:NAME: message".
+#
+# Why: timeq is meant to read like kernel code and to be submittable as
+# such; --strict adds the checks maintainers apply to new code (alignment
+# to the open parenthesis, blank lines, spaces around operators, ...).
+# --no-tree because this is not a kernel tree. Nothing is relaxed: a
+# finding is fixed, or the line is rewritten so that the reason is plain.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+
+if ! gate_install perl >&2 || ! gate_kernel_src; then
+	fail "checkpatch: the kernel's scripts could not be found or installed"
+	finish
+fi
+while IFS= read -r f; do
+	said=$(gate_checkpatch "$f" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ -z "$said" ]; then
+		pass "$f: checkpatch --strict clean"
+	else
+		printf '%s\n' "$said" | note
+		fail "$f: checkpatch --strict: $(printf '%s\n' "$said" | grep -c .) findings"
+	fi
+done < <(gate_sources "$@")
+finish

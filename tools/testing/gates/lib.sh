@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# What every gate in this directory shares; each gate sources it. A gate
+# checks the code without running it (style, documentation, a second
+# compiler), prints TAP ("ok N - ...", "not ok N - ...", findings as "# "
+# lines, then "1..N") and exits non-zero if any line was "not ok", so that
+# `make check` (tools/testing/check.sh) counts it and `make style` and
+# `make lint` can run it alone.
+#
+# Provides:
+#   top                the root of this tree
+#   scratch            build/gates/, for the gates' temporary files
+#   gate_sources [F..] the files the gates check: every .c and .h under
+#                      module/, include/ and kunit/, or the files given
+#                      (relative to $top), one per line
+#   gate_install P..   install the Debian packages given that are missing
+#   gate_kernel_src    set ksrc to the directory of the kernel's own tools
+#                      (kernel-src.sh): scripts/, .clang-format, Kconfig
+#   gate_checkpatch F.. the kernel's checkpatch.pl, as the checkpatch gate
+#                      runs it, over files relative to $top: one finding a
+#                      line, "file:line: TYPE:NAME: message"
+#   pass/fail/skip     one TAP line each; note: stdin as TAP comments;
+#   finish             the plan line, and the exit status
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+scratch=$top/build/gates
+# The caches live under $HOME; CI's environment may not set it.
+: "${HOME:=$(getent passwd "$(id -u)" | cut -d: -f6)}"
+export HOME
+mkdir -p "$scratch"
+
+tap_n=0
+tap_failed=0
+
+pass() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $*"
+}
+
+fail() {
+	tap_n=$((tap_n + 1))
+	tap_failed=1
+	echo "not ok $tap_n - $*"
+}
+
+# skip WHAT WHY
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+note() {
+	sed 's/^/# /'
+}
+
+finish() {
+	echo "1..$tap_n"
+	exit "$tap_failed"
+}
+
+gate_sources() {
+	if [ $# -gt 0 ]; then
+		printf '%s\n' "$@"
+		return
+	fi
+	(cd "$top" && find module include kunit -type f -name '*.[ch]' | LC_ALL=C sort)
+}
+
+gate_install() {
+	local missing=() p
+
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "missing Debian packages: ${missing[*]}; install them as root" >&2
+		return 1
+	fi
+	echo "installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	if [ -z "${TIMEQ_APT_UPDATED:-}" ]; then
+		apt-get update -qq >&2 || return
+		export TIMEQ_APT_UPDATED=1
+	fi
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+gate_kernel_src() {
+	[ -z "${ksrc:-}" ] || return 0
+	ksrc=$("$top/tools/testing/gates/kernel-src.sh" | tail -n 1) &&
+		[ -d "$ksrc" ]
+}
+
+# checkpatch caches the CamelCase names it finds in its working directory
+# and reads options from ./.checkpatch.conf and ~/.checkpatch.conf: run it
+# in a scratch directory with a scratch $HOME, so that it neither litters
+# the tree nor depends on whoever runs it, and with no git directory, so
+# that it learns the tree's own names from $top/include (--root) the same
+# way in a clone and in an export. Paths in its output are made relative
+# to $top again.
+gate_checkpatch() {
+	local dir=$scratch/checkpatch f files=()
+
+	gate_kernel_src || return 2
+	for f in "$@"; do
+		case $f in
+		/*) files+=("$f") ;;
+		*) files+=("$top/$f") ;;
+		esac
+	done
+	mkdir -p "$dir"
+	(cd "$dir" && HOME=$dir GIT_DIR=$dir/no-git \
+		perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree \
+		--root="$top" --terse --no-summary --show-types --color=never \
+		-f "${files[@]}") | sed "s|^$top/||"
+	return "${PIPESTATUS[0]}"
+}
