@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# clang-format.sh [FILE...]: new code is laid out as the kernel's
+# .clang-format says, where checkpatch has no opinion.
+#
+# The rule. Every line of a .c or .h file under module/, include/ and
+# kunit/ (or of the FILEs given) that is new or changed since the baseline
+# must be as clang-format, with the .clang-format at the top of this tree,
+# would write it; except where clang-format's version would draw from
+# checkpatch --strict (as the checkpatch gate runs it) a finding that the
+# code as written does not: there checkpatch wins, and the lines stay as
+# they are (shown as a note, not a failure). To keep lines out on purpose
+# (a table, initialisers aligned in columns), put them between
+# /* clang-format off */ and /* clang-format on */, and say why there.
+#
+#   baseline   the commit that added .clang-format to this tree, found in
+#              the history (git log --diff-filter=A -- .clang-format), so
+#              that it survives rebases; the code before it was not written
+#              to clang-format, and all of the kernel is not clang-format
+#              clean either. A changed line is one that `git diff -U0
+#              <baseline>` shows added, committed or not; a file git does
+#              not track is new in every line. CI's full clone has the
+#              history; a shallow one knows less, and a tree without git
+#              is skipped.
+#   fixing     `git clang-format <baseline>` rewrites the changed lines of
+#              tracked files; `clang-format -i FILE` a new file.
+#
+# It also checks that .clang-format is the kernel's own, as in
+# linux-source-6.12 (kernel-src.sh): editors and `git clang-format` read
+# the copy at the top of the tree, and it must not drift into a house
+# style. One TAP line for that and one a file.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+
+work=$scratch/clang-format
+
+# changed_lines FILE: the --lines=FIRST:LAST ranges of FILE that are new
+# since $base.
+changed_lines() {
+	local f=$1 n
+
+	if ! git -C "$top" ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
+		n=$(wc -l <"$top/$f")
+		[ "$n" -eq 0 ] || echo "--lines=1:$n"
+		return
+	fi
+	git -C "$top" diff -U0 --no-color --no-ext-diff "$base" -- "$f" |
+		sed -n 's/^@@ -[0-9,]* +\([0-9,]*\) @@.*/\1/p' |
+		while IFS=, read -r first count; do
+			count=${count:-1}
+			[ "$count" -eq 0 ] ||
+				echo "--lines=$first:$((first + count - 1))"
+		done
+}
+
+# findings FILE: what checkpatch says of FILE, without file and line.
+findings() {
+	gate_checkpatch "$1" 2>&1 | sed 's/^[^:]*:[0-9]*: //' | LC_ALL=C sort
+}
+
+# check FILE: compare FILE's changed lines with clang-format's version of
+# them, one hunk at a time; print the hunks that fail the rule as TAP
+# comments, and the ones checkpatch vetoes as notes, and return 1 if any
+# failed.
+check() {
+	local f=$1 orig=$work/orig/$1 fmt=$work/fmt/$1 one=$work/one/$1
+	local old new a b c d keep veto bad=0 before=
+
+	mkdir -p "$(dirname "$orig")" "$(dirname "$fmt")" "$(dirname "$one")"
+	cp "$top/$f" "$orig"
+	clang-format --style=file:"$top/.clang-format" "${lines[@]}" \
+		--assume-filename="$f" <"$orig" >"$fmt" || return 1
+	while read -r old new; do
+		# Lines a..a+b-1 of orig become c..c+d-1 of fmt; a count of 1
+		# is left out, and with b = 0 the new lines go after line a.
+		a=${old%,*} b=1 c=${new%,*} d=1
+		[[ $old != *,* ]] || b=${old#*,}
+		[[ $new != *,* ]] || d=${new#*,}
+		keep=$((b == 0 ? a : a - 1))
+		{
+			head -n "$keep" "$orig"
+			[ "$d" -eq 0 ] || sed -n "$c,$((c + d - 1))p" "$fmt"
+			tail -n +$((keep + b + 1)) "$orig"
+		} >"$one"
+		[ -n "$before" ] || before=$(findings "$orig")
+		veto=$(comm -13 <(printf '%s\n' "$before") <(findings "$one"))
+		if [ -n "$veto" ]; then
+			echo "note: $f:$a: left as written: clang-format's layout would draw"
+			printf '%s\n' "$veto" | sed 's/^/    /'
+			continue
+		fi
+		bad=1
+		echo "$f:$a: not as .clang-format lays it out, which is:"
+		[ "$b" -eq 0 ] || sed -n "$a,$((a + b - 1))p" "$orig" | sed 's/^/  -/'
+		[ "$d" -eq 0 ] || sed -n "$c,$((c + d - 1))p" "$fmt" | sed 's/^/  +/'
+	done < <(diff -U0 "$orig" "$fmt" |
+		 sed -n 's/^@@ -\([0-9,]*\) +\([0-9,]*\) @@.*/\1 \2/p')
+	return "$bad"
+}
+
+if ! gate_install clang-format git perl >&2 || ! gate_kernel_src; then
+	fail "clang-format: the tools could not be found or installed"
+	finish
+fi
+if cmp -s "$ksrc/.clang-format" "$top/.clang-format"; then
+	pass ".clang-format is the kernel's, as in linux-source-6.12"
+else
+	fail ".clang-format differs from the kernel's (linux-source-6.12)"
+fi
+if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	skip "clang-format over new lines" "not a git checkout: no baseline"
+	finish
+fi
+base=$(git -C "$top" log --diff-filter=A --format=%H -1 -- .clang-format)
+if [ -z "$base" ]; then
+	fail "clang-format: no commit adds .clang-format, so no baseline"
+	finish
+fi
+echo "# baseline: $(git -C "$top" log -1 --format='%h %s' "$base")"
+
+rm -rf "$work"
+while IFS= read -r f; do
+	mapfile -t lines < <(changed_lines "$f")
+	if [ ${#lines[@]} -eq 0 ]; then
+		pass "$f: no line new since the baseline"
+		continue
+	fi
+	if said=$(check "$f"); then
+		[ -z "$said" ] || printf '%s\n' "$said" | note
+		pass "$f: its new lines follow .clang-format"
+	else
+		printf '%s\n' "$said" | note
+		fail "$f: new lines not as .clang-format lays them out (fix: git clang-format ${base:0:12})"
+	fi
+done < <(gate_sources "$@")
+finish
