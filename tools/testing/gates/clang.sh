@@ -90,6 +90,8 @@ prepare() {
 		mkdir -p "$cfg"
 		cp "$hdr/.config" "$cfg/.config"
 		make_config "$tmp/stock" "$cfg" || return
+		echo "Debian's .config, as Kconfig sets it for $clang_version:" >&2
+		cat "$tmp/stock.config-diff" >&2
 		sed -i 's/^# CONFIG_KUNIT is not set$/CONFIG_KUNIT=m/' "$cfg/.config"
 		make_config "$tmp/kunit" "$cfg" || return
 		grep -qx 'CONFIG_KUNIT=m' "$tmp/kunit/.config" || return
@@ -145,8 +147,7 @@ if ! prepare; then
 	fail "clang: Kconfig could not configure $release for clang"
 	finish
 fi
-echo "Debian's $release configuration, as Kconfig sets it for $clang_version:" >&2
-cat "$trees/stock.config-diff" >&2
+echo "clang.sh: $(grep -c . "$trees/stock.config-diff") lines of Debian's .config differ for $clang_version; see $trees/stock.config-diff" >&2
 
 said=$(build smoke "$trees/stock" TIMEQ_SMOKE=y modules)
 if [ -n "$said" ]; then
