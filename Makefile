@@ -8,6 +8,12 @@
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
 #   make bench-paths	the fast and slow paths' figures, in userspace
+#   make style		checkpatch --strict over module/, include/ and kunit/,
+#			and clang-format over their lines new since the
+#			kernel's .clang-format landed (tools/testing/gates)
+#   make lint		style, and kernel-doc -Wall, W=1 with sparse against
+#			Debian's 6.1, 6.12 and 6.12-rt headers, and a clang
+#			(LLVM=1) build against Debian's 6.12 headers
 #   make clean
 #
 # KDIR is the kernel build tree to build against: by default the running
@@ -33,8 +39,24 @@ bench-paths:
 	$(MAKE) -C tools/testing/queue OUT=$(CURDIR)/build/queue $(CURDIR)/build/queue/bench_paths
 	build/queue/bench_paths
 
+# Each prints TAP and installs what it needs; make check runs them too.
+STYLE := tools/testing/gates/checkpatch.sh tools/testing/gates/clang-format.sh
+LINT := $(STYLE) tools/testing/gates/kernel-doc.sh tools/testing/module-builds.sh \
+	tools/testing/gates/clang.sh
+
+# Run every gate given, even after one fails; fail if any did.
+run-gates = @failed=; for gate in $(1); do echo "== $$gate"; \
+	    $$gate || failed="$$failed $$gate"; done; \
+	    if [ -n "$$failed" ]; then echo "failed:$$failed"; exit 1; fi
+
+style:
+	$(call run-gates,$(STYLE))
+
+lint:
+	$(call run-gates,$(LINT))
+
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
 
-.PHONY: all module run check bench-paths clean
+.PHONY: all module run check bench-paths style lint clean

@@ -6,6 +6,11 @@
 # check a kernel cannot do, such as kmemleak in a stock one). Each suite's full
 # output is kept in build/check/<suite>.log; its TAP lines are shown here.
 #
+#   gate-*        the static gates (tools/testing/gates), over module/,
+#                 include/ and kunit/: checkpatch --strict, kernel-doc
+#                 -Wall, clang-format on the lines new since .clang-format
+#                 landed, and a clang (LLVM=1) build against Debian's 6.12
+#                 headers; seconds each, one TAP line a file
 #   queue-*       module/queue.c in userspace: the KUnit suite through a
 #                 stand-in, the long differential run under ASan+UBSan,
 #                 under valgrind, built for i386, and libFuzzer; and
@@ -72,6 +77,14 @@ step() {
 	suite "$name" bash -c '"$@" && echo "ok 1 - $0" || { echo "not ok 1 - $0"; exit 1; }' "$name" "$@"
 }
 
+gates() {
+	local gate
+
+	for gate in checkpatch kernel-doc clang-format clang; do
+		suite "gate-$gate" "tools/testing/gates/$gate.sh"
+	done
+}
+
 queue() {
 	step queue-build make -C tools/testing/queue -j"$(nproc)" || return
 	suite queue-sanitizers tools/testing/queue/run.sh san
@@ -109,6 +122,7 @@ vm() {
 
 cd "$top" || exit 1
 if step deps tools/testing/deps.sh; then
+	gates
 	queue
 	suite module-builds tools/testing/module-builds.sh
 	[ "${TIMEQ_CHECK_VM:-1}" = 0 ] || vm
