@@ -115,7 +115,7 @@ build() {
 	cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$dir/"
 	# CC=clang: the headers' .kernelvariables would make it gcc-12 again.
 	make -s -C "$tree" M="$dir" LLVM=1 CC=clang W=1 "$@" 2>&1 |
-		grep -v '^Skipping BTF generation'
+		grep -v '^Skipping BTF generation' | sed "s|$dir/||g"
 }
 
 # by_clang FILE...: every file was compiled by clang and none by gcc.
