@@ -48,7 +48,7 @@ changed_lines() {
 	local f=$1 n
 
 	if ! git -C "$top" ls-files --error-unmatch -- "$f" >/dev/null 2>&1; then
-		n=$(wc -l <"$top/$f")
+		n=$(awk 'END { print NR }' "$top/$f")
 		[ "$n" -eq 0 ] || echo "--lines=1:$n"
 		return
 	fi
@@ -77,7 +77,8 @@ check() {
 	mkdir -p "$(dirname "$orig")" "$(dirname "$fmt")" "$(dirname "$one")"
 	cp "$top/$f" "$orig"
 	clang-format --style=file:"$top/.clang-format" "${lines[@]}" \
-		--assume-filename="$f" <"$orig" >"$fmt" || return 1
+		--assume-filename="$f" <"$orig" >"$fmt" ||
+		{ echo "$f: clang-format failed"; return 1; }
 	while read -r old new; do
 		# Lines a..a+b-1 of orig become c..c+d-1 of fmt; a count of 1
 		# is left out, and with b = 0 the new lines go after line a.
@@ -91,7 +92,7 @@ check() {
 			tail -n +$((keep + b + 1)) "$orig"
 		} >"$one"
 		[ -n "$before" ] || before=$(findings "$orig")
-		veto=$(comm -13 <(printf '%s\n' "$before") <(findings "$one"))
+		veto=$(LC_ALL=C comm -13 <(printf '%s\n' "$before") <(findings "$one"))
 		if [ -n "$veto" ]; then
 			echo "note: $f:$a: left as written: clang-format's layout would draw"
 			printf '%s\n' "$veto" | sed 's/^/    /'
