@@ -22,14 +22,15 @@
 # clang 14's enabler), because the Makefiles pick flags from CONFIG_CC_IS_GCC
 # and the CONFIG_CC_HAS_* answers that Kconfig got from gcc. Filtering
 # flags would be guessing. Instead this does what `make LLVM=1
-# olddefconfig` does for any tree: Debian's own .config goes through Kconfig
-# again with clang (the Kconfig files and Makefile of linux-source-6.12,
-# the same release, from kernel-src.sh), so that only what depends on the
-# compiler changes (CC_IS_CLANG, CC_HAS_*, the mitigations clang 14 cannot
-# build, ...; the log lists every changed line), and the result is put in
-# a copy of the headers' build tree (9 MB: .config, include/config/,
-# include/generated/autoconf.h). No kernel is built or rebuilt. For (2)
-# a second copy also sets CONFIG_KUNIT=m. The modules are not for loading
+# olddefconfig` does for any tree: Debian's own .config goes through
+# Kconfig again with clang (the Kconfig files and Makefile of
+# linux-source-6.12, from kernel-src.sh; the log says if its release is
+# not the headers'), so that only what depends on the compiler changes
+# (CC_IS_CLANG, CC_HAS_*, the mitigations clang 14 cannot build, ...; the
+# log lists every changed line), and the result is put in a copy of the
+# headers' build tree (9 MB: .config, include/config/,
+# include/generated/autoconf.h). No kernel is built or rebuilt. For (2) a
+# second copy also sets CONFIG_KUNIT=m. The modules are not for loading
 # (their configuration is not the running kernel's): they are clang's
 # verdict on our code, nothing more.
 #
@@ -139,6 +140,9 @@ if [ -z "$release" ] || [ ! -d "$hdr" ]; then
 	fail "clang: no headers for $meta"
 	finish
 fi
+source_version=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+[ "${release%%+*}" = "${source_version%%-*}" ] ||
+	echo "clang.sh: Kconfig of linux-source $source_version for headers $release" >&2
 clang_version=$(clang --version | head -n 1)
 key=$({ echo "$release"; echo "$ksrc"; echo "$clang_version"; ld.lld --version; cat "$0"; } |
 	sha256sum | cut -c1-16)
