@@ -151,6 +151,7 @@ void tq_unlock(struct timeq *q)
 {
 	if (q->visits > q->max_visits)
 		q->max_visits = q->visits;
+	q->total_visits += q->visits;
 	spin_unlock(&q->bucket_lock);
 	spin_unlock(&q->head2_lock);
 	spin_unlock_bh(&q->head_lock);

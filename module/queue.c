@@ -113,16 +113,24 @@
  *    head2 once in its life.
  *  - both heads empty: the earlier of the focus bucket and the first
  *    non-empty bucket list (a bitmap search). The focus: its first set bit,
- *    O(1). A bucket list of at most TIMEQ_WALK nodes: WALK it, O(1). A
- *    longer one: RESOLVE it into the focus, each node once, after which
- *    every minimum of that bucket is a bitmap search again.
+ *    O(1). A bucket list known to be in order of time (@bucket_sorted): its
+ *    first node, O(1). Another list of at most TIMEQ_WALK nodes: WALK it,
+ *    O(1). A longer one: RESOLVE it into the focus, each node once, after
+ *    which every minimum of that bucket is a bitmap search again.
  *
- * The focus is handed back (EVICT) only when a bucket list earlier than the
- * focus bucket and longer than TIMEQ_WALK needs it. So every node pays O(1)
- * for its insertion and O(1) for each head it is pulled into; the one cost
- * that is not O(1) amortised is a sequence that makes two long far buckets
- * alternate as the earliest, which pays a walk of the returning bucket each
- * time. That walk is still done in steps.
+ * A bucket list is in order of time while nothing joins it out of turn:
+ * the bit is cleared by an append earlier than the list's tail, set again
+ * when the list empties. Times that only grow (refreshed time-outs, a
+ * bucket of one time) keep it; so does EVICT, which hands the focus back
+ * to its bucket list in order, when a bucket list earlier than the focus
+ * bucket and longer than TIMEQ_WALK needs the focus, so that the evicted
+ * bucket needs no walk when it is the earliest again. So every node pays
+ * O(1) for its insertion, O(1) for each head it is pulled into, and O(1)
+ * for each spread into the focus it waits for. The one sequence that is not
+ * O(1) amortised repeats: a node inserted out of time order into an evicted
+ * long bucket, then a shorter bucket before it resolved and emptied, so
+ * that the long one is spread anew each time (tools/testing/queue/bounded.c
+ * measures it). Its walks are still done in steps.
  *
  * Costs per call (worst case; S = TIMEQ_STEP)
  * -------------------------------------------
@@ -150,6 +158,7 @@
  * longer than a step, as in the paper's table 2.
  */
 
+#include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/err.h>
@@ -297,8 +306,13 @@ static void tq_head_add_tail(struct timeq *q, struct timeq_head *head,
 static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
 {
 	unsigned long slot = tq_slot(q, node->time >> q->delta_shift);
+	struct list_head *list = &q->buckets[slot];
 
-	list_add_tail(&node->entry, &q->buckets[slot]);
+	/* A list stays in time order only if nothing joins it out of turn. */
+	if (!list_empty(list) &&
+	    list_last_entry(list, struct timeq_node, entry)->time > node->time)
+		__clear_bit(slot, q->bucket_sorted);
+	list_add_tail(&node->entry, list);
 	timeq_bitmap_set(&q->bucket_map, slot);
 	q->bucket_count[slot]++;
 	WRITE_ONCE(q->calendar_count, q->calendar_count + 1);
@@ -343,8 +357,10 @@ static void tq_unlink(struct timeq *q, struct timeq_node *node)
 	list_del_init(&node->entry);
 	if (tag == TQ_TAG_CALENDAR) {
 		index = tq_slot(q, node->time >> q->delta_shift);
-		if (list_empty(&q->buckets[index]))
+		if (list_empty(&q->buckets[index])) {
 			timeq_bitmap_clear(&q->bucket_map, index);
+			__set_bit(index, q->bucket_sorted);
+		}
 		q->bucket_count[index]--;
 		WRITE_ONCE(q->calendar_count, q->calendar_count - 1);
 	} else {
@@ -388,8 +404,10 @@ static unsigned long tq_pull(struct timeq *q, struct timeq_head *head,
 		return 0;
 	WRITE_ONCE(head->count, head->count + moved);
 	q->bucket_count[slot] -= moved;
-	if (list_empty(bucket))
+	if (list_empty(bucket)) {
 		timeq_bitmap_clear(&q->bucket_map, slot);
+		__set_bit(slot, q->bucket_sorted);
+	}
 	WRITE_ONCE(q->calendar_count, q->calendar_count - moved);
 	q->visits += moved;
 	return moved;
@@ -446,7 +464,7 @@ static u64 tq_next_bucket(const struct timeq *q, u64 from)
  */
 static void tq_settle(struct timeq *q)
 {
-	unsigned long next = tq_slot(q, tq_cur(q) + 1);
+	unsigned long next = tq_slot(q, tq_cur(q) + 1), slot;
 	u64 far, focus_rel;
 
 	q->pend = TQ_PEND_NONE;
@@ -474,7 +492,11 @@ static void tq_settle(struct timeq *q)
 		}
 	}
 	q->pend_bucket = tq_cur(q) + far;
-	if (q->bucket_count[tq_slot(q, q->pend_bucket)] <= TIMEQ_WALK)
+	slot = tq_slot(q, q->pend_bucket);
+	if (test_bit(slot, q->bucket_sorted))
+		tq_set_min(q, list_first_entry(&q->buckets[slot],
+					       struct timeq_node, entry));
+	else if (q->bucket_count[slot] <= TIMEQ_WALK)
 		q->pend = TQ_PEND_WALK;
 	else
 		q->pend = q->focus->count ? TQ_PEND_EVICT : TQ_PEND_RESOLVE;
@@ -564,6 +586,8 @@ static bool tq_step_evict(struct timeq *q)
 		q->bucket_count[slot] += moved;
 		WRITE_ONCE(q->calendar_count, q->calendar_count + moved);
 		timeq_bitmap_set(&q->bucket_map, slot);
+		/* The list was empty (I5), and is built in time order. */
+		__set_bit(slot, q->bucket_sorted);
 		q->visits += moved;
 		q->budget -= moved;
 	}
@@ -647,15 +671,16 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 
 	/*
 	 * One block: the bucket lists first (their pointer never moves, so it
-	 * is the one to free), then the three spread arrays, then bitmaps and
-	 * counts.
+	 * is the one to free), then the three spread arrays, then bitmaps,
+	 * counts and the bit per bucket list that says it is in time order.
 	 */
 	ndelta = 1UL << delta_shift;
 	nbucket = 1UL << buckets_shift;
 	n = nbucket + TQ_HEADS * ndelta;
 	size = n * sizeof(struct list_head) +
 	       (TQ_HEADS * timeq_bitmap_words(ndelta) +
-		timeq_bitmap_words(nbucket) + nbucket) * sizeof(unsigned long);
+		timeq_bitmap_words(nbucket) + nbucket +
+		BITS_TO_LONGS(nbucket)) * sizeof(unsigned long);
 	lists = kvzalloc(size, gfp);
 	if (!lists)
 		return -ENOMEM;
@@ -670,6 +695,8 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	}
 	words = timeq_bitmap_init(&q->bucket_map, words, nbucket);
 	q->bucket_count = words;
+	q->bucket_sorted = words + nbucket;
+	bitmap_fill(q->bucket_sorted, nbucket);
 	q->head = &q->heads[0];
 	q->head2 = &q->heads[1];
 	q->focus = &q->heads[2];
@@ -966,6 +993,19 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 	return 0;
 }
 
+/* Is @list in order of time (FIFO among equal times is checked apart)? */
+static bool tq_list_sorted(const struct list_head *list)
+{
+	const struct timeq_node *node, *prev = NULL;
+
+	list_for_each_entry(node, list, entry) {
+		if (prev && prev->time > node->time)
+			return false;
+		prev = node;
+	}
+	return true;
+}
+
 /* Check that @map says exactly which lists of @lists are non-empty. */
 static int tq_check_map(const struct timeq_bitmap *map,
 			const struct list_head *lists, unsigned long nlists,
@@ -1017,6 +1057,10 @@ static int tq_check_array(const struct timeq *q, enum tq_array array,
 		if (array == TQ_BUCKETS && q->bucket_count[i] != nodes)
 			return tq_report(buf, len, "bucket list %lu: count %lu, holds %lu",
 					 i, q->bucket_count[i], nodes);
+		if (array == TQ_BUCKETS && test_bit(i, q->bucket_sorted) &&
+		    !tq_list_sorted(&q->buckets[i]))
+			return tq_report(buf, len, "bucket list %lu: marked sorted, is not",
+					 i);
 		*total += nodes;
 	}
 	if (array == TQ_BUCKETS) {

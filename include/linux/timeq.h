@@ -176,6 +176,8 @@ struct timeq_head {
  * @bucket_map:	the non-empty lists of @buckets
  * @bucket_count: the number of nodes in each of @buckets
  * @calendar_count: the number of nodes in all of @buckets
+ * @bucket_sorted: one bit per list of @buckets: set, the list is in order
+ *		of time (an empty list is)
  * @delta_shift: log2 of the bucket width delta
  * @buckets_shift: log2 of the number of buckets M
  * @pend:	the kind of pending work, TQ_PEND_NONE without (module/queue.h)
@@ -183,6 +185,7 @@ struct timeq_head {
  * @budget:	node visits left to the current lock hold of the slow side
  * @visits:	node visits of the current lock hold of the slow side
  * @max_visits:	the most any one lock hold of the slow side visited
+ * @total_visits: node visits of the slow side, all lock holds together
  * @seq:	links so far, by insertion or update (with %TIMEQ_DEBUG_FIFO
  *		only)
  * @inserted:	insertions so far (with %TIMEQ_DEBUG_FIFO only): tests
@@ -225,11 +228,13 @@ struct timeq {
 	struct list_head	*buckets;
 	struct timeq_bitmap	bucket_map;
 	unsigned long		*bucket_count;
+	unsigned long		*bucket_sorted;
 	unsigned long		calendar_count;
 	u64			pend_bucket;
 	unsigned long		budget;
 	unsigned long		visits;
 	unsigned long		max_visits;
+	unsigned long		total_visits;
 
 	/* Each spread array on lines of its own: roles move between them. */
 	struct timeq_head	heads[3] ____cacheline_aligned_in_smp;

@@ -15,7 +15,8 @@
 #                 stand-in, the long differential run under ASan+UBSan,
 #                 under valgrind, built for i386, and libFuzzer; and
 #                 module/paths.c with fast and slow threads under
-#                 ThreadSanitizer (tools/testing/queue)
+#                 ThreadSanitizer, and adversarial sequences against the
+#                 bound on node visits per lock hold (tools/testing/queue)
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
@@ -91,6 +92,7 @@ queue() {
 	suite queue-valgrind tools/testing/queue/run.sh valgrind
 	suite queue-m32 tools/testing/queue/run.sh m32
 	suite queue-paths-tsan tools/testing/queue/run.sh tsan
+	suite queue-bounded tools/testing/queue/run.sh bounded
 	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
 }
 

@@ -10,6 +10,8 @@
 #   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
 #   run.sh tsan       module/paths.c: fast and slow threads on one queue,
 #                     under ThreadSanitizer (any report fails the run)
+#   run.sh bounded    adversarial sequences against the bound on node visits
+#                     per lock hold of the slow side (bounded.c)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +34,9 @@ tsan)
 	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
 	exec "$out/stress_paths_tsan" --fast 500000 --threads 2
 	;;
+bounded)
+	exec "$out/bounded"
+	;;
 fuzz)
 	seconds=${2:-60}
 	work=$(mktemp -d)
@@ -50,7 +55,7 @@ fuzz)
 	echo "1..1"
 	;;
 *)
-	echo "usage: $0 san|valgrind|m32|tsan|fuzz [seconds]" >&2
+	echo "usage: $0 san|valgrind|m32|tsan|bounded|fuzz [seconds]" >&2
 	exit 2
 	;;
 esac

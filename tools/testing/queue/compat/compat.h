@@ -220,25 +220,48 @@ static inline long long atomic64_read(const atomic64_t *v)
 }
 
 /* <asm/bitops.h>: atomic bit operations, fully ordered when they return */
+#define COMPAT_WORD(nr, addr)	((addr) + (nr) / BITS_PER_LONG)
+#define COMPAT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
+
 static inline void set_bit(long nr, unsigned long *addr)
 {
-	__atomic_fetch_or(addr, 1UL << nr, __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(COMPAT_WORD(nr, addr), COMPAT_MASK(nr), __ATOMIC_SEQ_CST);
 }
 
 static inline void clear_bit(long nr, unsigned long *addr)
 {
-	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(COMPAT_WORD(nr, addr), ~COMPAT_MASK(nr),
+			   __ATOMIC_SEQ_CST);
 }
 
 static inline bool test_and_set_bit(long nr, unsigned long *addr)
 {
-	return __atomic_fetch_or(addr, 1UL << nr, __ATOMIC_SEQ_CST) &
-	       (1UL << nr);
+	return __atomic_fetch_or(COMPAT_WORD(nr, addr), COMPAT_MASK(nr),
+				 __ATOMIC_SEQ_CST) & COMPAT_MASK(nr);
+}
+
+/* <linux/bitmap.h>: the non-atomic bit operations of one owner */
+#define BITS_TO_LONGS(n)	DIV_ROUND_UP(n, BITS_PER_LONG)
+
+static inline void __set_bit(long nr, unsigned long *addr)
+{
+	*COMPAT_WORD(nr, addr) |= COMPAT_MASK(nr);
+}
+
+static inline void __clear_bit(long nr, unsigned long *addr)
+{
+	*COMPAT_WORD(nr, addr) &= ~COMPAT_MASK(nr);
+}
+
+static inline void bitmap_fill(unsigned long *map, unsigned long nbits)
+{
+	memset(map, 0xff, BITS_TO_LONGS(nbits) * sizeof(unsigned long));
 }
 
 static inline bool test_bit(long nr, const unsigned long *addr)
 {
-	return __atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << nr);
+	return __atomic_load_n(COMPAT_WORD(nr, addr), __ATOMIC_RELAXED) &
+	       COMPAT_MASK(nr);
 }
 
 #define smp_mb__after_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)

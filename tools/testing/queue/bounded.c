@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Adversarial sequences against the bound on work per lock hold: the
+ * slow side (module/paths.c over module/queue.c, built in userspace) may
+ * visit at most TIMEQ_HOLD nodes in one hold of its locks, whatever the
+ * calls before did, and, but for the case queue.c's top comment names,
+ * O(1) nodes per operation amortised. Each sequence below was chosen to
+ * make one lock hold walk a long bucket list before queue.c did its work
+ * in steps; each checks the queue's own count of visits:
+ *
+ *	q->max_visits	the most visits of any one lock hold, which must
+ *			not exceed TIMEQ_HOLD
+ *	q->total_visits	all visits, which must stay within n + 4 per
+ *			operation: each of the n nodes set up may be walked
+ *			or pulled a bounded number of times, each operation
+ *			adds O(1)
+ *
+ * The timeq_check() calls between sequences are the tests' own, not part
+ * of any count. Output is TAP.
+ *
+ *	bounded [--nodes N]
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/timeq.h>
+
+#include "../../../module/paths.h"
+#include "../../../module/queue.h"
+
+#define HORIZON		(1ULL << 32)	/* delta 2^16, M 2^16 */
+#define DELTA		(1ULL << 16)
+#define OPS		20000UL
+#define TURNS		20	/* of alternating_buckets() */
+
+static unsigned int tests, failed;
+static unsigned long nodes = 1UL << 20;
+
+struct run {
+	struct timeq		*q;
+	struct timeq_node	*n;
+	struct timeq_node	extra[4];
+	unsigned long		ops;
+};
+
+static uint64_t next_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void start(struct run *r)
+{
+	unsigned long i;
+
+	memset(r, 0, sizeof(*r));
+	r->q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	r->n = calloc(nodes, sizeof(*r->n));
+	if (IS_ERR(r->q) || !r->n)
+		exit(1);
+	for (i = 0; i < nodes; i++)
+		timeq_node_init(&r->n[i]);
+	for (i = 0; i < 4; i++)
+		timeq_node_init(&r->extra[i]);
+}
+
+/* Forget what setting up cost: only the sequence itself is judged. */
+static void measure_from_here(struct run *r)
+{
+	r->q->max_visits = 0;
+	r->q->total_visits = 0;
+	r->ops = 0;
+}
+
+/* Judge the sequence, then tear the queue down (in steps too). */
+static void finish(struct run *r, const char *name, int amortised)
+{
+	unsigned long max = r->q->max_visits, total = r->q->total_visits;
+	unsigned long allowed = nodes + 4 * r->ops;
+	char why[160];
+	int ok;
+
+	ok = max <= TIMEQ_HOLD && (!amortised || total <= allowed) &&
+	     !timeq_check(r->q, why, sizeof(why));
+	printf("%sok %u - %s: at most %lu node visits in a lock hold (bound %d), %.2f per operation over %lu operations on %lu nodes%s\n",
+	       ok ? "" : "not ", ++tests, name, max, TIMEQ_HOLD,
+	       r->ops ? (double)total / r->ops : 0.0, r->ops, nodes,
+	       amortised ? "" : " (not amortised: see queue.c)");
+	if (!ok) {
+		failed++;
+		printf("# total visits %lu, allowed %lu\n", total, allowed);
+	}
+	measure_from_here(r);
+	timeq_destroy(r->q);
+	free(r->n);
+}
+
+/* All nodes at one far time; insert at the clock and delete, again and again. */
+static void one_far_time(void)
+{
+	struct run r;
+	unsigned long i;
+
+	start(&r);
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], 10 * DELTA);
+	measure_from_here(&r);
+	for (i = 0; i < OPS; i++, r.ops += 2) {
+		timeq_insert(r.q, &r.extra[0], timeq_now(r.q));
+		timeq_delete(r.q, &r.extra[0]);
+	}
+	finish(&r, "one far time, insert and delete at the clock", 1);
+}
+
+/* One far bucket at distinct times; delete its minimum, in order, until empty. */
+static void far_mins_in_order(void)
+{
+	uint64_t rand = 1;
+	struct run r;
+	unsigned long i, j;
+
+	start(&r);
+	/* Times 10 * DELTA + i, inserted in a shuffled order. */
+	for (i = 0; i < nodes; i++)
+		r.n[i].time = i;
+	for (i = nodes - 1; i > 0; i--) {
+		j = next_rand(&rand) % (i + 1);
+		swap(r.n[i].time, r.n[j].time);
+	}
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], 10 * DELTA + r.n[i].time % DELTA);
+	measure_from_here(&r);
+	while (timeq_min(r.q)) {
+		timeq_delete(r.q, timeq_min(r.q));
+		r.ops++;
+	}
+	finish(&r, "one far bucket, its minimum deleted until empty", 1);
+}
+
+/* Refreshed time-outs: the clock creeps, every operation moves one far. */
+static void refreshed_timeouts(void)
+{
+	uint64_t rand = 2;
+	struct run r;
+	unsigned long i;
+
+	start(&r);
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], 5 * DELTA + i % DELTA);
+	measure_from_here(&r);
+	for (i = 0; i < OPS; i++, r.ops += 2) {
+		timeq_del_less_than(r.q, timeq_now(r.q) + 7, NULL, NULL);
+		timeq_update(r.q, &r.n[next_rand(&rand) % nodes],
+			     timeq_now(r.q) + 5 * DELTA + next_rand(&rand) % 1000);
+	}
+	finish(&r, "refreshed time-outs beyond the next bucket, the clock creeping", 1);
+}
+
+/* The clock jumps into a bucket of every node. */
+static void jump_into_a_bucket(void)
+{
+	struct run r;
+	unsigned long i;
+
+	start(&r);
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], 10 * DELTA + 5);
+	measure_from_here(&r);
+	timeq_del_less_than(r.q, 10 * DELTA, NULL, NULL);
+	r.ops++;
+	for (i = 0; i < OPS; i++, r.ops += 2) {
+		timeq_insert(r.q, &r.extra[0], timeq_now(r.q));
+		timeq_delete_min(r.q);
+	}
+	finish(&r, "the clock jumps into a bucket holding every node", 1);
+}
+
+/*
+ * Every node in the bucket list of the next bucket (inserted while it was
+ * far), and the head emptied again and again: the head's last node leaves
+ * the whole of the next bucket to pull into head2 (I4).
+ */
+static void next_bucket(void)
+{
+	struct run r;
+	unsigned long i;
+
+	start(&r);
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], 2 * DELTA + i % DELTA);
+	/* A node keeps the head non-empty while the clock moves next to them. */
+	timeq_insert(r.q, &r.extra[1], DELTA + 1);
+	timeq_del_less_than(r.q, DELTA, NULL, NULL);
+	measure_from_here(&r);
+	timeq_delete(r.q, &r.extra[1]);
+	r.ops++;
+	for (i = 0; i < OPS; i++, r.ops += 2) {
+		timeq_insert(r.q, &r.extra[0], timeq_now(r.q));
+		timeq_delete(r.q, &r.extra[0]);
+	}
+	finish(&r, "every node in the next bucket's list, the head emptied each time", 1);
+}
+
+/* An expiry storm: every node at one time, expired by one call. */
+static void storm(void)
+{
+	struct run r;
+	unsigned long i;
+
+	start(&r);
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], 3 * DELTA);
+	measure_from_here(&r);
+	r.ops = timeq_del_less_than(r.q, 3 * DELTA + 1, NULL, NULL);
+	finish(&r, "an expiry storm, every node due at once", 1);
+}
+
+/*
+ * Two long far buckets taking turns as the earliest: one in the focus,
+ * and, again and again, one before it just long enough to want the focus
+ * (more than TIMEQ_WALK nodes once its minimum is gone, inserted out of
+ * time order), which is then emptied, so the long one is the earliest
+ * again. The focus hands the long one back to its bucket list in time
+ * order, so it needs no walk when it returns: amortised O(1). With @unsort,
+ * each turn also inserts a node out of time order into the long bucket's
+ * list, which then needs the focus again: that is the one sequence
+ * queue.c does not amortise. Bounded per lock hold all the same; its
+ * visits per operation are printed, not judged.
+ */
+static void alternating_buckets(int unsort)
+{
+	struct timeq_node *gap = calloc(TIMEQ_WALK + 2 + TURNS, sizeof(*gap));
+	struct timeq_node *late = gap + TIMEQ_WALK + 2;
+	unsigned long i, j;
+	struct run r;
+
+	if (!gap)
+		exit(1);
+	start(&r);
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], 10 * DELTA + 1000 + i % 997);
+	/* Its minimum deleted: the long bucket goes into the focus. */
+	timeq_delete(r.q, timeq_min(r.q));
+	measure_from_here(&r);
+	for (i = 0; i < TURNS; i++) {
+		if (unsort) {
+			timeq_node_init(&late[i]);
+			timeq_insert(r.q, &late[i], 10 * DELTA + 999 - i);
+			r.ops++;
+		}
+		for (j = 0; j < TIMEQ_WALK + 2; j++, r.ops++) {
+			timeq_node_init(&gap[j]);
+			timeq_insert(r.q, &gap[j], 5 * DELTA + TIMEQ_WALK + 2 - j);
+		}
+		/* In time order: the minimum goes first, the rest want the focus. */
+		for (j = TIMEQ_WALK + 2; j-- > 0; r.ops++)
+			timeq_delete(r.q, &gap[j]);
+	}
+	finish(&r, unsort ? "two long far buckets taking turns, the later one unsorted each turn" :
+			    "two long far buckets taking turns as the earliest", !unsort);
+	free(gap);
+}
+
+/* Destroying a queue of every node: released in steps, as timeq_destroy(). */
+static void destroy(void)
+{
+	unsigned long i, max, owners = 0;
+	struct run r;
+	int ok;
+
+	start(&r);
+	for (i = 0; i < nodes; i++)
+		timeq_insert(r.q, &r.n[i], i % HORIZON);
+	measure_from_here(&r);
+	tq_lock(r.q);
+	while (__timeq_release_step(r.q)) {
+		tq_unlock(r.q);
+		tq_lock(r.q);
+	}
+	tq_unlock(r.q);
+	max = r.q->max_visits;
+	for (i = 0; i < nodes; i++)
+		owners |= r.n[i].owner;
+	ok = max <= TIMEQ_STEP && !owners && !timeq_count(r.q);
+	printf("%sok %u - destroy: %lu nodes released, at most %lu in a lock hold (bound %d)\n",
+	       ok ? "" : "not ", ++tests, nodes, max, TIMEQ_STEP);
+	failed += !ok;
+	timeq_destroy(r.q);
+	free(r.n);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--nodes"))
+		nodes = strtoul(argv[2], NULL, 0);
+	else if (argc != 1)
+		return 2;
+	if (nodes < 1024)
+		return 2;
+	one_far_time();
+	far_mins_in_order();
+	refreshed_timeouts();
+	jump_into_a_bucket();
+	next_bucket();
+	storm();
+	alternating_buckets(0);
+	alternating_buckets(1);
+	destroy();
+	if (compat_allocations) {
+		printf("not ok %u - %ld allocations left\n", ++tests,
+		       compat_allocations);
+		failed++;
+	}
+	printf("1..%u\n", tests);
+	return failed ? 1 : 0;
+}
