@@ -72,6 +72,8 @@ MODULE_PARM_DESC(max_horizon,
 #define TQ_BATCH_MAX	4096
 /* Events one read() copies at most. */
 #define TQ_READ_MAX	16
+/* The largest structure a user may say it has. */
+#define TQ_SIZE_MAX	4096
 
 /**
  * struct timeq_file - the state of one open /dev/timeq
@@ -179,13 +181,17 @@ static void dev_advance_fn(struct timeq_node *node, void *arg)
 
 /*
  * Read a command's structure of @ksize bytes, the first version of which
- * is @minsize bytes, the way include/uapi/linux/timeq.h says.
+ * is @minsize bytes, the way include/uapi/linux/timeq.h says: its size
+ * first, refused above TQ_SIZE_MAX before anything more is read, as
+ * openat2() and clone3() refuse a size above a page.
  */
 static int dev_copy_in(void *karg, size_t ksize, size_t minsize,
 		       void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
 		return -EFAULT;
+	if (*usize > TQ_SIZE_MAX)
+		return -E2BIG;
 	if (*usize < minsize)
 		return -EINVAL;
 	return copy_struct_from_user(karg, ksize, uarg, *usize);

@@ -22,8 +22,10 @@
  *
  * Every command takes a pointer to its structure, whose first __u32 is the
  * size userspace knows. The kernel accepts a smaller size down to the
- * first version of the structure. It accepts a larger one if the bytes it
- * does not know are zero, so the ABI can grow. Only __u32 and
+ * first version of the structure. It accepts a larger one, up to 4096
+ * bytes, if the bytes it does not know are zero, so the ABI can grow; a
+ * size above 4096 is refused before anything past the size is read.
+ * Only __u32 and
  * __aligned_u64 fields are used, with explicit padding, so 32-bit and
  * 64-bit userspace share one layout. Reserved fields must be zero.
  *
@@ -34,8 +36,8 @@
  *    writable.
  *  - EINVAL: the size is below the first version, a reserved field is not
  *    zero, or a field has a value out of its documented range.
- *  - E2BIG: the size is larger than the kernel knows and the excess bytes
- *    are not zero.
+ *  - E2BIG: the size is above 4096, or larger than the kernel knows with
+ *    the excess bytes not all zero.
  *  - EBADFD: the file is not configured yet (every command but
  *    TIMEQ_CONFIGURE and TIMEQ_STATS).
  *  - EBUSY: TIMEQ_CONFIGURE on a file that is already configured.

@@ -30,6 +30,7 @@
 #include "kselftest_harness.h"
 
 #define DEV	"/dev/timeq"
+#define PAGE	4096
 /*
  * The timeout of a test that makes thousands of calls. Each takes a few
  * seconds at most under qemu TCG with KASAN on a busy host; this leaves
@@ -58,6 +59,15 @@ static void *no_access(void)
 		page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			    -1, 0);
 	return page;
+}
+
+/* @n zeroed pages, readable and writable. */
+static char *pages(int n)
+{
+	char *p = mmap(NULL, (size_t)n * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static int configure_manual(int fd, __u64 start, __u64 horizon, __u32 cap)
@@ -223,6 +233,80 @@ TEST_F(dev, configure_errors)
 	EXPECT_EQ(0, stats(self->fd).configured);
 	big.more = 0;
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &big));
+}
+
+/* --- sizes, for every command --- */
+
+struct command {
+	const char	*name;
+	unsigned long	cmd;
+	__u32		size;
+};
+
+static const struct command commands[] = {
+	{ "CONFIGURE", TIMEQ_CONFIGURE, sizeof(struct timeq_configure) },
+	{ "INSERT", TIMEQ_INSERT, sizeof(struct timeq_insert) },
+	{ "DELETE", TIMEQ_DELETE, sizeof(struct timeq_delete) },
+	{ "UPDATE", TIMEQ_UPDATE, sizeof(struct timeq_update) },
+	{ "MIN", TIMEQ_MIN, sizeof(struct timeq_element) },
+	{ "DELETE_MIN", TIMEQ_DELETE_MIN, sizeof(struct timeq_element) },
+	{ "ADVANCE", TIMEQ_ADVANCE, sizeof(struct timeq_advance) },
+	{ "STATS", TIMEQ_STATS, sizeof(struct timeq_stats) },
+	{ "BATCH", TIMEQ_BATCH, sizeof(struct timeq_batch) },
+};
+
+#define NCOMMANDS	ARRAY_SIZE(commands)
+
+/*
+ * Sizes below the first version, above a page, and larger with a tail
+ * that is not zero, or not readable: refused before anything is done,
+ * configured or not. A size above a page is refused before the kernel
+ * reads past the size field: the structure sits at the end of a page
+ * before one that faults.
+ */
+TEST_F(dev, sizes_every_command)
+{
+	char *p = pages(2);
+	unsigned int i, pass;
+
+	ASSERT_FALSE(!p);
+	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_NONE));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < NCOMMANDS; i++) {
+			const struct command *c = &commands[i];
+			__u32 *at = (__u32 *)(p + PAGE - c->size);
+			__u32 *mid = (__u32 *)(p + PAGE / 2);
+			__u32 sizes[] = { 0, 4, c->size - 8 };
+			unsigned int k;
+
+			for (k = 0; k < 3; k++) {
+				memset(p, 0, PAGE);
+				*at = sizes[k];
+				EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+				EXPECT_EQ(EINVAL, errno) TH_LOG("%s size %u", c->name, sizes[k]);
+			}
+			*at = PAGE + 1;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+			EXPECT_EQ(E2BIG, errno) TH_LOG("%s size 4097", c->name);
+			*at = 0xffffffff;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+			EXPECT_EQ(E2BIG, errno) TH_LOG("%s size 2^32 - 1", c->name);
+			/* Up to a page, the tail is read: here it faults. */
+			*at = c->size + 8;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+			EXPECT_EQ(EFAULT, errno) TH_LOG("%s tail unreadable", c->name);
+			/* A tail that is not zero. */
+			*mid = PAGE / 2;
+			p[PAGE - 1] = 1;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, mid));
+			EXPECT_EQ(E2BIG, errno) TH_LOG("%s tail not zero", c->name);
+		}
+		/* Nothing changed: the file is as configured, or not. */
+		EXPECT_EQ(pass, stats(self->fd).configured);
+		EXPECT_EQ(0, stats(self->fd).queued);
+		if (!pass)
+			ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	}
 }
 
 TEST_F(dev, insert_update_delete_min)
