@@ -362,12 +362,16 @@ static int dev_stats(struct timeq_file *f, struct timeq_stats *arg)
 		out.clock = f->clock;
 		out.now = timeq_now(f->q);
 		out.horizon = f->horizon;
-		out.queued = timeq_count(f->q);
 		out.max_elements = f->cap;
 		out.configured = 1;
 		out.inserted = f->inserted;
+		/*
+		 * @nelems changes only under the mutex, which is held; the
+		 * expiry moves an element from queued to events under @lock.
+		 */
 		spin_lock(&f->lock);
 		out.events = f->nevents;
+		out.queued = f->nelems - f->nevents;
 		out.expired = f->expired;
 		spin_unlock(&f->lock);
 	}

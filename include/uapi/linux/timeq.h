@@ -213,6 +213,11 @@ struct timeq_advance {
  * @configured:	out: 1 once TIMEQ_CONFIGURE succeeded
  * @inserted:	out: elements inserted since configuration
  * @expired:	out: elements that became events since configuration
+ *
+ * One snapshot: @queued, @events, @inserted and @expired are read
+ * together, so every element alive is counted once, in @queued or in
+ * @events. On the monotonic clock @now is the clock as the kernel last
+ * moved it, which may lag the current tick.
  */
 struct timeq_stats {
 	__u32 size;

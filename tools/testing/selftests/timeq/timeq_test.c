@@ -80,6 +80,16 @@ static int configure_manual(int fd, __u64 start, __u64 horizon, __u32 cap)
 	return ioctl(fd, TIMEQ_CONFIGURE, &c);
 }
 
+static int configure_mono(int fd, __u64 granularity, __u64 horizon)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MONOTONIC,
+		.granularity = granularity, .horizon = horizon,
+	};
+
+	return ioctl(fd, TIMEQ_CONFIGURE, &c);
+}
+
 static int insert(int fd, __u64 time, __u64 cookie, __u64 *handle)
 {
 	struct timeq_insert in = {
@@ -580,6 +590,51 @@ TEST_F(dev, monotonic_never_early)
 	}
 	EXPECT_EQ((1ULL << n) - 1, seen);
 	EXPECT_EQ(0, stats(self->fd).queued);
+}
+
+/*
+ * Stats is one snapshot: while elements expire, every call counts each
+ * element once, as queued or as an event.
+ */
+#define SNAPSHOT_ELEMS	200
+
+TEST_F_TIMEOUT(dev, monotonic_stats_snapshot, SLOW_TIMEOUT)
+{
+	const __u64 gran = 1000;
+	struct timeq_event ev;
+	struct timeq_stats st;
+	__u64 tick, calls = 0, mixed = 0;
+	static char seen[SNAPSHOT_ELEMS];
+	int i;
+
+	memset(seen, 0, sizeof(seen));
+	ASSERT_EQ(0, configure_mono(self->fd, gran, 1 << 24));
+	tick = mono_ns() / gran;
+	/* A millisecond apart, from 10 ms after the inserts began. */
+	for (i = 0; i < SNAPSHOT_ELEMS; i++)
+		ASSERT_EQ(0, insert(self->fd, tick + 10000 + 1000 * i, i, NULL));
+	do {
+		st = stats(self->fd);
+		ASSERT_EQ(SNAPSHOT_ELEMS, st.queued + st.events)
+			TH_LOG("queued %llu, events %llu",
+			       (unsigned long long)st.queued,
+			       (unsigned long long)st.events);
+		ASSERT_EQ(st.events, st.expired);
+		ASSERT_EQ(SNAPSHOT_ELEMS, st.inserted);
+		calls++;
+		mixed += st.queued && st.events;
+	} while (st.events < SNAPSHOT_ELEMS);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	for (i = 0; i < SNAPSHOT_ELEMS; i++) {
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		ASSERT_GT(SNAPSHOT_ELEMS, ev.cookie);
+		EXPECT_EQ(0, seen[ev.cookie]);
+		seen[ev.cookie] = 1;
+	}
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	TH_LOG("%llu snapshots, %llu of them mid-expiry", (unsigned long long)calls,
+	       (unsigned long long)mixed);
 }
 
 static int write_file(const char *path, const char *value)
