@@ -46,21 +46,34 @@
  * each operation's result before applying it, and stops at the first
  * entry it cannot read or write.
  *
+ * Per-user limits: each configured file is charged to a struct timeq_user
+ * of the configuring task's effective uid, found in a small hash table,
+ * which counts the user's configured files and its elements. The kernel's
+ * ucounts (as inotify uses them) cannot be used from a module: their types
+ * are a fixed enum and inc_ucount() is not exported. The limits are
+ * global per uid, as epoll's max_user_watches is.
+ *
  * Locking: @mutex serialises the commands, read() and the element table;
  * @lock guards the event list and the counters the expiry changes, which
  * the monotonic expiry updates without the mutex (the expiry must never
  * wait for a command, which may be waiting for the queue).
+ * timeq_users_lock guards the user table and each user's file count; its
+ * element count is atomic. Order: a file's mutex, then timeq_users_lock.
  *
  * Permissions: the device is 0666. Any local user may open it, as any user
  * may make timerfds: what a file can make the kernel hold is bounded by
- * the element cap and the horizon (module parameters), and all of it is
- * charged to the user's memory cgroup.
+ * the element cap and the horizon, what a user can by the per-user limits
+ * (module parameters), and all of it is charged to the user's memory
+ * cgroup but the small per-uid record.
  */
 
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/minmax.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -72,6 +85,7 @@
 #include <linux/spinlock.h>
 #include <linux/timeq.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <uapi/linux/timeq.h>
@@ -88,10 +102,24 @@ module_param(max_elements, uint, 0644);
 MODULE_PARM_DESC(max_elements,
 		 "Largest element cap a /dev/timeq file may ask for (default 2^20)");
 
-static unsigned long long max_horizon = 1ULL << 32;
+/*
+ * An empty configured file pins its queue's arrays, about 56 * sqrt(horizon)
+ * bytes: 256 KiB at 2^24 once rounded to pages, 4 MiB at 2^32.
+ */
+static unsigned long long max_horizon = 1ULL << 24;
 module_param(max_horizon, ullong, 0644);
 MODULE_PARM_DESC(max_horizon,
-		 "Largest horizon of a /dev/timeq file, in ticks (default 2^32)");
+		 "Largest horizon of a /dev/timeq file, in ticks (default 2^24)");
+
+static unsigned int max_user_files = 128;
+module_param(max_user_files, uint, 0644);
+MODULE_PARM_DESC(max_user_files,
+		 "Configured /dev/timeq files a user may have (default 128)");
+
+static unsigned int max_user_elements;
+module_param(max_user_elements, uint, 0644);
+MODULE_PARM_DESC(max_user_elements,
+		 "Elements a user may have over all its /dev/timeq files (0 at load: 4% of RAM's worth)");
 
 /* Operations one TIMEQ_BATCH may carry. */
 #define TQ_BATCH_MAX	4096
@@ -101,9 +129,24 @@ MODULE_PARM_DESC(max_horizon,
 #define TQ_SIZE_MAX	4096
 
 /**
+ * struct timeq_user - what one user holds through /dev/timeq
+ * @node:	in timeq_users, by @uid
+ * @uid:	the user
+ * @files:	its configured files; it is freed when the last one closes
+ * @elements:	its elements, queued or unread, over all those files
+ */
+struct timeq_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned int		files;		/* under timeq_users_lock */
+	atomic_long_t		elements;
+};
+
+/**
  * struct timeq_file - the state of one open /dev/timeq
  * @mutex:	serialises commands, read() and @elems
  * @q:		the queue, or NULL until TIMEQ_CONFIGURE
+ * @user:	the user charged for the file and its elements, once configured
  * @clock:	the configured &enum timeq_clockid
  * @horizon:	the configured horizon
  * @cap:	the element cap
@@ -121,6 +164,7 @@ MODULE_PARM_DESC(max_horizon,
 struct timeq_file {
 	struct mutex		mutex;		/* commands, read(), elems */
 	struct timeq		*q;
+	struct timeq_user	*user;
 	u32			clock;
 	u64			horizon;
 	u32			cap;
@@ -172,6 +216,71 @@ struct timeq_cmd {
 };
 
 static struct kmem_cache *timeq_elem_cache;
+static DEFINE_HASHTABLE(timeq_users, 6);
+static DEFINE_MUTEX(timeq_users_lock);
+
+/*
+ * The user of @uid with one more configured file: ERR_PTR(-EMFILE) at
+ * max_user_files, ERR_PTR(-ENOMEM) if its record cannot be had.
+ */
+static struct timeq_user *dev_user_get(kuid_t uid)
+{
+	struct timeq_user *user;
+
+	mutex_lock(&timeq_users_lock);
+	hash_for_each_possible(timeq_users, user, node, __kuid_val(uid))
+		if (uid_eq(user->uid, uid))
+			goto found;
+	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	if (!user) {
+		user = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	user->uid = uid;
+	atomic_long_set(&user->elements, 0);
+	hash_add(timeq_users, &user->node, __kuid_val(uid));
+found:
+	if (user->files >= READ_ONCE(max_user_files)) {
+		if (!user->files) {
+			hash_del(&user->node);
+			kfree(user);
+		}
+		user = ERR_PTR(-EMFILE);
+		goto out;
+	}
+	user->files++;
+out:
+	mutex_unlock(&timeq_users_lock);
+	return user;
+}
+
+static void dev_user_put(struct timeq_user *user)
+{
+	mutex_lock(&timeq_users_lock);
+	if (!--user->files) {
+		WARN_ON_ONCE(atomic_long_read(&user->elements));
+		hash_del(&user->node);
+		kfree(user);
+	}
+	mutex_unlock(&timeq_users_lock);
+}
+
+/* Count one more element for @user, unless it is at max_user_elements. */
+static bool dev_user_charge(struct timeq_user *user)
+{
+	long n = atomic_long_read(&user->elements);
+
+	do {
+		if (n >= READ_ONCE(max_user_elements))
+			return false;
+	} while (!atomic_long_try_cmpxchg(&user->elements, &n, n + 1));
+	return true;
+}
+
+static void dev_user_uncharge(struct timeq_user *user, long n)
+{
+	atomic_long_sub(n, &user->elements);
+}
 
 static u64 dev_handle(const struct timeq_elem *elem)
 {
@@ -195,6 +304,7 @@ static void dev_free(struct timeq_file *f, struct timeq_elem *elem)
 	xa_erase(&f->elems, elem->index);
 	kmem_cache_free(timeq_elem_cache, elem);
 	f->nelems--;
+	dev_user_uncharge(f->user, 1);
 }
 
 /* An element expired: make it an event. */
@@ -287,11 +397,13 @@ static int dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
 	ret = dev_time(f, time);
 	if (ret)
 		return ret;
-	if (f->nelems >= f->cap)
+	if (f->nelems >= f->cap || !dev_user_charge(f->user))
 		return -ENOSPC;
 	elem = kmem_cache_zalloc(timeq_elem_cache, GFP_KERNEL_ACCOUNT);
-	if (!elem)
-		return -ENOMEM;
+	if (!elem) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
 	timeq_timer_init(&elem->timer, dev_fire);
 	elem->file = f;
 	elem->cookie = cookie;
@@ -305,6 +417,8 @@ static int dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
 
 err_free:
 	kmem_cache_free(timeq_elem_cache, elem);
+err_uncharge:
+	dev_user_uncharge(f->user, 1);
 	return ret == -EBUSY ? -ENOSPC : ret;
 }
 
@@ -312,6 +426,7 @@ static void dev_insert_abort(struct timeq_file *f, struct timeq_elem *elem)
 {
 	xa_erase(&f->elems, elem->index);
 	kmem_cache_free(timeq_elem_cache, elem);
+	dev_user_uncharge(f->user, 1);
 }
 
 static void dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
@@ -417,7 +532,9 @@ static long dev_configure(struct timeq_file *f, void *karg,
 	struct timeq_configure *arg = karg;
 	u32 cap = arg->max_elements ? arg->max_elements : default_elements;
 	u32 esize = arg->event_size ? arg->event_size : TIMEQ_EVENT_SIZE_VER0;
+	struct timeq_user *user;
 	struct timeq *q;
+	int ret;
 
 	if (esize > TQ_SIZE_MAX)
 		return -E2BIG;
@@ -439,20 +556,30 @@ static long dev_configure(struct timeq_file *f, void *karg,
 	default:
 		return -EOPNOTSUPP;
 	}
+	user = dev_user_get(current_euid());
+	if (IS_ERR(user))
+		return PTR_ERR(user);
 	if (arg->clock == TIMEQ_CLOCK_MANUAL)
 		q = timeq_create(arg->start, arg->horizon, 0, 0,
 				 GFP_KERNEL_ACCOUNT);
 	else
 		q = timeq_create_monotonic(arg->granularity, arg->horizon, 0,
 					   0, GFP_KERNEL_ACCOUNT);
-	if (IS_ERR(q))
-		return PTR_ERR(q);
+	if (IS_ERR(q)) {
+		ret = PTR_ERR(q);
+		goto err_user;
+	}
+	f->user = user;
 	f->clock = arg->clock;
 	f->horizon = arg->horizon;
 	f->cap = cap;
 	f->event_size = esize;
 	f->q = q;
 	return 0;
+
+err_user:
+	dev_user_put(user);
+	return ret;
 }
 
 static long dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
@@ -865,6 +992,10 @@ static int dev_release(struct inode *inode, struct file *file)
 		cond_resched();
 	}
 	xa_destroy(&f->elems);
+	if (f->user) {
+		dev_user_uncharge(f->user, f->nelems);
+		dev_user_put(f->user);
+	}
 	mutex_destroy(&f->mutex);
 	kfree(f);
 	return 0;
@@ -889,11 +1020,22 @@ static struct miscdevice timeq_misc = {
 
 int timeq_dev_init(void)
 {
+	unsigned long cost;
 	int ret;
 
 	timeq_elem_cache = KMEM_CACHE(timeq_elem, SLAB_ACCOUNT);
 	if (!timeq_elem_cache)
 		return -ENOMEM;
+	/*
+	 * As epoll sizes max_user_watches: 4% of RAM, over what an element
+	 * takes (its object and its share of an xarray node).
+	 */
+	if (!max_user_elements) {
+		cost = kmem_cache_size(timeq_elem_cache) +
+		       DIV_ROUND_UP(sizeof(struct xa_node), XA_CHUNK_SIZE);
+		max_user_elements = min((totalram_pages() / 25 << PAGE_SHIFT) /
+					cost, (unsigned long)INT_MAX);
+	}
 	ret = misc_register(&timeq_misc);
 	if (ret)
 		goto err_cache;

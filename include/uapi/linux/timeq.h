@@ -48,6 +48,13 @@
  * expires due elements at any moment, a failed command included: that is
  * the clock moving, not the command.
  *
+ * Limits. Besides the cap of each file, a user (the effective uid of the
+ * task that configures a file, for the life of that file) may have at
+ * most max_user_files configured files and max_user_elements elements
+ * (queued and unread) over all of them. These and max_horizon,
+ * max_elements and default_elements are parameters of the timeq module,
+ * in /sys/module/timeq/parameters/.
+ *
  * Errors:
  *
  *  - ENOTTY: the command number is unknown.
@@ -64,6 +71,8 @@
  *  - EBADFD: the file is not configured yet: every command but
  *    TIMEQ_CONFIGURE and TIMEQ_STATS, and read().
  *  - EBUSY: TIMEQ_CONFIGURE on a file that is already configured.
+ *  - EMFILE: TIMEQ_CONFIGURE when the user already has max_user_files
+ *    configured files.
  *  - ENOMEM: TIMEQ_CONFIGURE, TIMEQ_INSERT or a batch insert could not
  *    have the memory it needs.
  *  - ENOENT: TIMEQ_DELETE, TIMEQ_UPDATE and their batch operations: the
@@ -78,7 +87,8 @@
  *    the clock, and only a time at or beyond the clock plus the horizon
  *    is refused.
  *  - ENOSPC: TIMEQ_INSERT and batch inserts: the file holds as many
- *    elements as its cap allows. Unread events count, so a reader that
+ *    elements as its cap allows, or the user as many as
+ *    max_user_elements allows. Unread events count, so a reader that
  *    falls behind makes inserts fail, and events are never dropped.
  *  - ENODATA: TIMEQ_MIN or TIMEQ_DELETE_MIN on an empty queue.
  *  - EOPNOTSUPP: a clock or a batch operation the kernel does not know;
@@ -147,7 +157,8 @@ enum timeq_clockid {
  *		sizeof(struct timeq_event). The kernel fills what it knows
  *		of each event and zeroes the rest (see &struct timeq_event)
  *
- * Once per file, before any other command but TIMEQ_STATS.
+ * Once per file, before any other command but TIMEQ_STATS. It charges
+ * the file to the calling task's effective uid until the file is closed.
  */
 struct timeq_configure {
 	__u32 size;
@@ -248,7 +259,7 @@ struct timeq_element {
  *		then set the clock to @time (if it is later)
  *
  * Manual clock only. The ioctl returns how many elements became events.
- * The events always fit: each element already counts against the cap,
+ * The events always fit: each element already counts against the caps,
  * and its event takes its place.
  */
 struct timeq_advance {

@@ -8,8 +8,8 @@
  * making read-only, which must change nothing; batches that stop halfway,
  * with entries that grow; events that grow; handles that are stale, from
  * another file, or that would leak another file's activity; read, poll,
- * epoll, O_NONBLOCK and signals; the cap of a file; the monotonic clock
- * never early, its window, deletes and
+ * epoll, O_NONBLOCK and signals; the caps of a file and of a user (run as
+ * uid 65534); the monotonic clock never early, its window, deletes and
  * updates racing its expiry, and stats read while it expires; ENOMEM at
  * every allocation through fail-nth; closing with events unread; and 8
  * threads sharing one file checked against their models at the end.
@@ -35,6 +35,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1774,6 +1775,189 @@ TEST_F(dev, enomem_insert_changes_nothing)
 	EXPECT_EQ(h, e.handle);
 	EXPECT_EQ(1, stats(self->fd).queued);
 	EXPECT_EQ(0, insert(self->fd, 5, 50, NULL));
+}
+
+/* --- per-user limits, as uid 65534 --- */
+
+#define NOBODY	65534
+
+FIXTURE(limits) {
+	char	files[32];
+	char	elements[32];
+	int	saved;
+};
+
+FIXTURE_SETUP(limits)
+{
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_GE(fd, 0);
+	close(fd);
+	if (geteuid() != 0)
+		SKIP(return, "needs root, to set the limits and become uid %d",
+		     NOBODY);
+	ASSERT_EQ(0, read_file(PARAM "max_user_files", self->files,
+			       sizeof(self->files)));
+	ASSERT_EQ(0, read_file(PARAM "max_user_elements", self->elements,
+			       sizeof(self->elements)));
+	self->saved = 1;
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	if (self->saved) {
+		write_file(PARAM "max_user_files", self->files);
+		write_file(PARAM "max_user_elements", self->elements);
+	}
+}
+
+/* In a child that is uid 65534: the line of the first check that fails. */
+#define CHILD_CHECK(cond) do {						\
+		if (!(cond)) {						\
+			fprintf(stderr, "uid %d, line %d: %s (%s)\n",	\
+				NOBODY, __LINE__, #cond, strerror(errno)); \
+			_exit(1);					\
+		}							\
+	} while (0)
+
+static void become_nobody(void)
+{
+	CHILD_CHECK(setgid(NOBODY) == 0);
+	CHILD_CHECK(setuid(NOBODY) == 0);
+}
+
+/* Wait for a child; its exit status. */
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* uid 65534 configures up to max_user_files files; root is not counted. */
+TEST_F(limits, files_per_user)
+{
+	int go[2], ready[2], fd, mine;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_file(PARAM "max_user_files", "3"));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int f[5], i;
+
+		become_nobody();
+		for (i = 0; i < 5; i++)
+			CHILD_CHECK((f[i] = open(DEV, O_RDWR)) >= 0);
+		for (i = 0; i < 3; i++)
+			CHILD_CHECK(!configure_manual(f[i], 0, 100, 0));
+		CHILD_CHECK(configure_manual(f[3], 0, 100, 0) == -1 &&
+			    errno == EMFILE);
+		CHILD_CHECK(stats(f[3]).configured == 0);
+		/* Unconfigured files are not counted, and still work. */
+		CHILD_CHECK(stats(f[4]).size == sizeof(struct timeq_stats));
+		close(f[0]);
+		CHILD_CHECK(!configure_manual(f[3], 0, 100, 0));
+		CHILD_CHECK(configure_manual(f[4], 0, 100, 0) == -1 &&
+			    errno == EMFILE);
+		/* At the limit: root configures a file meanwhile. */
+		CHILD_CHECK(write(ready[1], "r", 1) == 1);
+		CHILD_CHECK(read(go[0], &c, 1) == 1);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	fd = open(DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, configure_manual(fd, 0, 100, 0));
+	close(fd);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, reap(pid));
+	/* Its files closed with it: uid 65534 has all three again. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int i;
+
+		become_nobody();
+		for (i = 0; i < 3; i++) {
+			CHILD_CHECK((mine = open(DEV, O_RDWR)) >= 0);
+			CHILD_CHECK(!configure_manual(mine, 0, 100, 0));
+		}
+		CHILD_CHECK((mine = open(DEV, O_RDWR)) >= 0);
+		CHILD_CHECK(configure_manual(mine, 0, 100, 0) == -1 &&
+			    errno == EMFILE);
+		_exit(0);
+	}
+	EXPECT_EQ(0, reap(pid));
+}
+
+/* uid 65534 holds up to max_user_elements over all its files. */
+TEST_F(limits, elements_per_user)
+{
+	int go[2], ready[2], fd, i;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_file(PARAM "max_user_elements", "10"));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct timeq_op op = { .op = TIMEQ_OP_INSERT, .time = 50 };
+		struct timeq_event ev[4];
+		int a, b;
+		__u64 h;
+
+		become_nobody();
+		CHILD_CHECK((a = open(DEV, O_RDWR | O_NONBLOCK)) >= 0);
+		CHILD_CHECK((b = open(DEV, O_RDWR)) >= 0);
+		CHILD_CHECK(!configure_manual(a, 0, 100, 100));
+		CHILD_CHECK(!configure_manual(b, 0, 100, 100));
+		for (i = 0; i < 6; i++)
+			CHILD_CHECK(!insert(a, 10 + i, i, i ? NULL : &h));
+		for (i = 0; i < 4; i++)
+			CHILD_CHECK(!insert(b, 10 + i, i, NULL));
+		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(batch(b, &op, 1) == 0 && op.result == -ENOSPC);
+		CHILD_CHECK(stats(a).queued == 6 && stats(b).queued == 4);
+		/* A delete gives one back, to any of its files. */
+		CHILD_CHECK(!delete(a, h));
+		CHILD_CHECK(!insert(b, 20, 0, NULL));
+		CHILD_CHECK(insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
+		/* Unread events still count; read ones do not. */
+		CHILD_CHECK(advance(a, 13) == 2);
+		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(read(a, ev, sizeof(ev)) == 2 * sizeof(ev[0]));
+		CHILD_CHECK(!insert(a, 20, 0, NULL));
+		CHILD_CHECK(!insert(a, 20, 0, NULL));
+		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		/* Closing a file gives back all of its elements. */
+		close(a);
+		for (i = 0; i < 5; i++)
+			CHILD_CHECK(!insert(b, 30, 0, NULL));
+		CHILD_CHECK(insert(b, 30, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(stats(b).queued == 10);
+		CHILD_CHECK(write(ready[1], "r", 1) == 1);
+		CHILD_CHECK(read(go[0], &c, 1) == 1);
+		_exit(0);
+	}
+	/* While uid 65534 is at its limit, root is not. */
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	fd = open(DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, configure_manual(fd, 0, 100, 100));
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(0, insert(fd, 10, 0, NULL));
+	close(fd);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, reap(pid));
 }
 
 /* --- 8 threads on one file, each with a model of its own elements --- */
