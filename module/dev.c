@@ -12,41 +12,80 @@
  *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
  *    so are the file, the queue's arrays and the handle table.
  *  - A handle is the element's index in the file's xarray (low 32 bits)
- *    and a generation (high 32 bits) drawn from a counter shared by every
- *    file. A handle is refused once its element is gone, and by any other
- *    file: their elements have other generations, until the counter wraps
- *    after 2^32 elements. The kernel pointer is never shown.
- *  - An element that expires becomes an event: the expiry (timeq_advance
- *    under the file's mutex on the manual clock, the module's workqueue on
- *    the monotonic one) moves it to the file's event list and wakes
- *    readers. read() copies events out, then frees their elements. The cap
- *    counts elements queued and events unread, so a slow reader makes
- *    inserts fail with ENOSPC and no event is ever dropped.
+ *    and a generation (high 32 bits) from the file's own counter, which
+ *    starts at a random value. A handle is refused once its element is
+ *    gone, until the counter wraps after 2^32 inserts into the file. The
+ *    kernel pointer is never shown, and no file learns anything of
+ *    another's activity from its handles.
+ *  - An element that expires becomes an event: the expiry (TIMEQ_ADVANCE
+ *    under the file's mutex on the manual clock; the module's workqueue,
+ *    or a command's catch-up in dev_time(), on the monotonic one) moves it
+ *    to the file's event list and wakes readers. read() copies events out, then frees
+ *    their elements. The cap counts elements queued and events unread, so
+ *    a slow reader makes inserts fail with ENOSPC and no event is ever
+ *    dropped.
+ *
+ * A failed command changes nothing, so a result is delivered before the
+ * change it reports is applied. Every command is split in three steps:
+ * check and prepare everything that can fail (the element's memory, its
+ * handle, the window), write the result to userspace, then apply, which
+ * cannot fail. Under the file's mutex nothing else changes a manual queue,
+ * so there the check is exact. On the monotonic clock two things move
+ * without the mutex, and neither can make the apply step fail:
+ *
+ *  - The queue's clock only moves forward, so a time that lies in the
+ *    window when checked still does when applied (dev_time() first brings
+ *    the clock to the current tick, so the window is the current one).
+ *  - An element can expire between the check and the apply. A delete or
+ *    an update then waits for its callback (timeq_delete_sync()) and takes
+ *    its event back (dev_unexpire()): nobody has read it, since read()
+ *    needs the mutex, and the command acts as if it came first.
+ *
+ * TIMEQ_ADVANCE's count and TIMEQ_BATCH's are known only once applied, so
+ * they are the ioctl's return value, which cannot fault. A batch writes
+ * each operation's result before applying it, and stops at the first
+ * entry it cannot read or write.
+ *
+ * Per-user limits: each configured file is charged to a struct timeq_user
+ * of the configuring task's effective uid, found in a small hash table,
+ * which counts the user's configured files and its elements. The kernel's
+ * ucounts (as inotify uses them) cannot be used from a module: their types
+ * are a fixed enum and inc_ucount() is not exported. The limits are
+ * global per uid, as epoll's max_user_watches is.
  *
  * Locking: @mutex serialises the commands, read() and the element table;
- * @lock guards the event list, which the monotonic expiry appends to
- * without the mutex (the expiry must never wait for a command, which may
- * be waiting for the queue). A monotonic element that expires while a
- * command looks at it is handled by the queue: timeq_timer_delete() and
- * timeq_timer_move() act only on a timer still armed, under its locks.
+ * @lock guards the event list and the counters the expiry changes, which
+ * the monotonic expiry updates without the mutex (the expiry must never
+ * wait for a command, which may be waiting for the queue).
+ * timeq_users_lock guards the user table and each user's file count; its
+ * element count is atomic. Order: a file's mutex, then timeq_users_lock.
  *
  * Permissions: the device is 0666. Any local user may open it, as any user
  * may make timerfds: what a file can make the kernel hold is bounded by
- * the element cap and the horizon (module parameters), and all of it is
- * charged to the user's memory cgroup.
+ * the element cap and the horizon, what a user can by the per-user limits
+ * (module parameters), and all of it is charged to the user's memory
+ * cgroup but the small per-uid record.
  */
 
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/minmax.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timeq.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <uapi/linux/timeq.h>
@@ -63,25 +102,58 @@ module_param(max_elements, uint, 0644);
 MODULE_PARM_DESC(max_elements,
 		 "Largest element cap a /dev/timeq file may ask for (default 2^20)");
 
-static unsigned long long max_horizon = 1ULL << 32;
+/*
+ * An empty configured file pins its queue's arrays, about 56 * sqrt(horizon)
+ * bytes: 256 KiB at 2^24 once rounded to pages, 4 MiB at 2^32.
+ */
+static unsigned long long max_horizon = 1ULL << 24;
 module_param(max_horizon, ullong, 0644);
 MODULE_PARM_DESC(max_horizon,
-		 "Largest horizon of a /dev/timeq file, in ticks (default 2^32)");
+		 "Largest horizon of a /dev/timeq file, in ticks (default 2^24)");
+
+static unsigned int max_user_files = 128;
+module_param(max_user_files, uint, 0644);
+MODULE_PARM_DESC(max_user_files,
+		 "Configured /dev/timeq files a user may have (default 128)");
+
+static unsigned int max_user_elements;
+module_param(max_user_elements, uint, 0644);
+MODULE_PARM_DESC(max_user_elements,
+		 "Elements a user may have over all its /dev/timeq files (0 at load: 4% of RAM's worth)");
 
 /* Operations one TIMEQ_BATCH may carry. */
 #define TQ_BATCH_MAX	4096
 /* Events one read() copies at most. */
 #define TQ_READ_MAX	16
+/* The largest structure, batch entry or event a user may say it has. */
+#define TQ_SIZE_MAX	4096
+
+/**
+ * struct timeq_user - what one user holds through /dev/timeq
+ * @node:	in timeq_users, by @uid
+ * @uid:	the user
+ * @files:	its configured files; it is freed when the last one closes
+ * @elements:	its elements, queued or unread, over all those files
+ */
+struct timeq_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned int		files;		/* under timeq_users_lock */
+	atomic_long_t		elements;
+};
 
 /**
  * struct timeq_file - the state of one open /dev/timeq
  * @mutex:	serialises commands, read() and @elems
  * @q:		the queue, or NULL until TIMEQ_CONFIGURE
+ * @user:	the user charged for the file and its elements, once configured
  * @clock:	the configured &enum timeq_clockid
  * @horizon:	the configured horizon
  * @cap:	the element cap
+ * @event_size:	the size of each event read() returns
  * @nelems:	elements queued plus events unread
  * @elems:	every element, by index
+ * @gen:	the generation of the last element inserted
  * @inserted:	elements inserted so far
  * @lock:	guards @events, @nevents and @expired
  * @events:	expired elements, oldest first
@@ -92,11 +164,14 @@ MODULE_PARM_DESC(max_horizon,
 struct timeq_file {
 	struct mutex		mutex;		/* commands, read(), elems */
 	struct timeq		*q;
+	struct timeq_user	*user;
 	u32			clock;
 	u64			horizon;
 	u32			cap;
+	u32			event_size;
 	u32			nelems;
 	struct xarray		elems;
+	u32			gen;
 	u64			inserted;
 	spinlock_t		lock;		/* events, nevents, expired */
 	struct list_head	events;
@@ -112,8 +187,8 @@ struct timeq_file {
  * @cookie:	the caller's value
  * @index:	its index in @file->elems
  * @gen:	its generation, the high half of its handle
- * @expired:	set, under @file->lock, when it becomes an event
- * @event:	its place in @file->events once expired
+ * @expired:	set, under @file->lock, while it is an event
+ * @event:	its place in @file->events while expired
  */
 struct timeq_elem {
 	struct timeq_timer	timer;
@@ -125,8 +200,87 @@ struct timeq_elem {
 	struct list_head	event;
 };
 
+/**
+ * struct timeq_cmd - how the ioctl reads the structure of a command
+ * @size:	the size of the structure this kernel knows
+ * @min_size:	the size of its first version
+ * @configured:	refused with EBADFD until the file is configured
+ * @fn:		the command; its structure has been read whole
+ */
+struct timeq_cmd {
+	size_t	size;
+	size_t	min_size;
+	bool	configured;
+	long	(*fn)(struct timeq_file *f, void *arg, void __user *uarg,
+		      u32 usize);
+};
+
 static struct kmem_cache *timeq_elem_cache;
-static atomic_t timeq_gen = ATOMIC_INIT(0);
+static DEFINE_HASHTABLE(timeq_users, 6);
+static DEFINE_MUTEX(timeq_users_lock);
+
+/*
+ * The user of @uid with one more configured file: ERR_PTR(-EMFILE) at
+ * max_user_files, ERR_PTR(-ENOMEM) if its record cannot be had.
+ */
+static struct timeq_user *dev_user_get(kuid_t uid)
+{
+	struct timeq_user *user;
+
+	mutex_lock(&timeq_users_lock);
+	hash_for_each_possible(timeq_users, user, node, __kuid_val(uid))
+		if (uid_eq(user->uid, uid))
+			goto found;
+	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	if (!user) {
+		user = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	user->uid = uid;
+	atomic_long_set(&user->elements, 0);
+	hash_add(timeq_users, &user->node, __kuid_val(uid));
+found:
+	if (user->files >= READ_ONCE(max_user_files)) {
+		if (!user->files) {
+			hash_del(&user->node);
+			kfree(user);
+		}
+		user = ERR_PTR(-EMFILE);
+		goto out;
+	}
+	user->files++;
+out:
+	mutex_unlock(&timeq_users_lock);
+	return user;
+}
+
+static void dev_user_put(struct timeq_user *user)
+{
+	mutex_lock(&timeq_users_lock);
+	if (!--user->files) {
+		WARN_ON_ONCE(atomic_long_read(&user->elements));
+		hash_del(&user->node);
+		kfree(user);
+	}
+	mutex_unlock(&timeq_users_lock);
+}
+
+/* Count one more element for @user, unless it is at max_user_elements. */
+static bool dev_user_charge(struct timeq_user *user)
+{
+	long n = atomic_long_read(&user->elements);
+
+	do {
+		if (n >= READ_ONCE(max_user_elements))
+			return false;
+	} while (!atomic_long_try_cmpxchg(&user->elements, &n, n + 1));
+	return true;
+}
+
+static void dev_user_uncharge(struct timeq_user *user, long n)
+{
+	atomic_long_sub(n, &user->elements);
+}
 
 static u64 dev_handle(const struct timeq_elem *elem)
 {
@@ -144,11 +298,13 @@ static struct timeq_elem *dev_lookup(struct timeq_file *f, u64 handle)
 	return elem;
 }
 
+/* Free an element that has left the queue for good. */
 static void dev_free(struct timeq_file *f, struct timeq_elem *elem)
 {
 	xa_erase(&f->elems, elem->index);
 	kmem_cache_free(timeq_elem_cache, elem);
 	f->nelems--;
+	dev_user_uncharge(f->user, 1);
 }
 
 /* An element expired: make it an event. */
@@ -165,45 +321,226 @@ static void dev_expired(struct timeq_elem *elem)
 	wake_up_interruptible_poll(&f->wait, EPOLLIN | EPOLLRDNORM);
 }
 
+/*
+ * Take back the event of @elem, which the monotonic expiry made after a
+ * command found the element queued; that command wins. Its callback has
+ * returned (timeq_delete_sync()), and no read() can have taken the event,
+ * as the caller holds the mutex.
+ */
+static void dev_unexpire(struct timeq_file *f, struct timeq_elem *elem)
+{
+	lockdep_assert_held(&f->mutex);
+	spin_lock(&f->lock);
+	if (elem->expired) {
+		list_del(&elem->event);
+		WRITE_ONCE(f->nevents, f->nevents - 1);
+		f->expired--;
+		WRITE_ONCE(elem->expired, false);
+	}
+	spin_unlock(&f->lock);
+}
+
 /* The monotonic clock's callback, on the module's workqueue. */
 static void dev_fire(struct timeq_timer *timer)
 {
 	dev_expired(container_of(timer, struct timeq_elem, timer));
 }
 
-/* TIMEQ_ADVANCE's callback, under the file's mutex. */
-static void dev_advance_fn(struct timeq_node *node, void *arg)
+/*
+ * The callback of timeq_del_less_than() under the file's mutex: of
+ * TIMEQ_ADVANCE, and of dev_time()'s catch-up. It runs once per element,
+ * with the queue's locks dropped, so a long expiry yields here.
+ */
+static void dev_expire_fn(struct timeq_node *node, void *arg)
 {
 	dev_expired(container_of(node, struct timeq_elem, timer.node));
+	cond_resched();
 }
 
 /*
- * Read a command's structure of @ksize bytes, the first version of which
- * is @minsize bytes, the way include/uapi/linux/timeq.h says.
+ * Check that an insert or an update to *@time can be applied, and set
+ * *@time to the time it will have. On the monotonic clock, first expire
+ * what is due, which brings the queue's clock to the current tick; a
+ * time before the clock then means the clock. The clock never moves back,
+ * so what passes here stays in the window until the caller applies it.
+ * Return: 0 or -ERANGE.
  */
-static int dev_copy_in(void *karg, size_t ksize, size_t minsize,
+static int dev_time(struct timeq_file *f, u64 *time)
+{
+	u64 now;
+
+	lockdep_assert_held(&f->mutex);
+	if (f->clock == TIMEQ_CLOCK_MONOTONIC) {
+		timeq_del_less_than(f->q, timeq_clock_ticks(f->q),
+				    dev_expire_fn, f);
+		now = timeq_now(f->q);
+		*time = max(*time, now);
+	} else {
+		now = timeq_now(f->q);
+	}
+	if (*time < now || *time - now >= f->horizon)
+		return -ERANGE;
+	return 0;
+}
+
+/*
+ * Prepare an insert: everything that can fail, and nothing anyone sees.
+ * The element has its handle and its memory, and is charged; it is not
+ * queued. dev_insert_apply() queues it, dev_insert_abort() drops it.
+ */
+static int dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
+			      struct timeq_elem **out)
+{
+	struct timeq_elem *elem;
+	int ret;
+
+	ret = dev_time(f, time);
+	if (ret)
+		return ret;
+	if (f->nelems >= f->cap || !dev_user_charge(f->user))
+		return -ENOSPC;
+	elem = kmem_cache_zalloc(timeq_elem_cache, GFP_KERNEL_ACCOUNT);
+	if (!elem) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	timeq_timer_init(&elem->timer, dev_fire);
+	elem->file = f;
+	elem->cookie = cookie;
+	elem->gen = f->gen + 1;
+	ret = xa_alloc(&f->elems, &elem->index, elem, xa_limit_32b,
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_free;
+	*out = elem;
+	return 0;
+
+err_free:
+	kmem_cache_free(timeq_elem_cache, elem);
+err_uncharge:
+	dev_user_uncharge(f->user, 1);
+	return ret == -EBUSY ? -ENOSPC : ret;
+}
+
+static void dev_insert_abort(struct timeq_file *f, struct timeq_elem *elem)
+{
+	xa_erase(&f->elems, elem->index);
+	kmem_cache_free(timeq_elem_cache, elem);
+	dev_user_uncharge(f->user, 1);
+}
+
+static void dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
+			     u64 time)
+{
+	int ret;
+
+	if (f->clock == TIMEQ_CLOCK_MANUAL)
+		ret = timeq_insert(f->q, &elem->timer.node, time);
+	else
+		ret = timeq_timer_arm(f->q, &elem->timer, time);
+	/* dev_time() let only a time that stays in the window through. */
+	WARN_ON_ONCE(ret);
+	f->nelems++;
+	f->inserted++;
+	f->gen = elem->gen;
+}
+
+/* Delete a queued element that dev_lookup() found; it cannot fail. */
+static void dev_delete_apply(struct timeq_file *f, struct timeq_elem *elem)
+{
+	if (f->clock == TIMEQ_CLOCK_MANUAL) {
+		WARN_ON_ONCE(timeq_delete(f->q, &elem->timer.node));
+	} else if (!timeq_delete_sync(f->q, &elem->timer)) {
+		/* It has expired since dev_lookup(): take its event back. */
+		dev_unexpire(f, elem);
+	}
+	dev_free(f, elem);
+}
+
+/* Move a queued element that dev_lookup() found to a time dev_time() passed. */
+static void dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
+			     u64 time)
+{
+	int ret;
+
+	if (f->clock == TIMEQ_CLOCK_MANUAL) {
+		ret = timeq_update(f->q, &elem->timer.node, time);
+	} else {
+		ret = timeq_timer_move(f->q, &elem->timer, time);
+		if (ret == -ENOENT) {
+			/* It has expired since dev_lookup(): re-arm it. */
+			timeq_delete_sync(f->q, &elem->timer);
+			dev_unexpire(f, elem);
+			ret = timeq_timer_arm(f->q, &elem->timer, time);
+		}
+	}
+	WARN_ON_ONCE(ret);
+}
+
+/* Check an update of @handle to *@time; on success *@elem is the element. */
+static int dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
+			      struct timeq_elem **elem)
+{
+	int ret = dev_time(f, time);
+
+	*elem = dev_lookup(f, handle);
+	if (!*elem)
+		return -ENOENT;
+	return ret;
+}
+
+/*
+ * Read a command's structure: its size first, refused above TQ_SIZE_MAX
+ * before anything more is read, then the rest, the way
+ * include/uapi/linux/timeq.h says.
+ */
+static int dev_copy_in(void *karg, const struct timeq_cmd *cmd,
 		       void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
 		return -EFAULT;
-	if (*usize < minsize)
+	if (*usize > TQ_SIZE_MAX)
+		return -E2BIG;
+	if (*usize < cmd->min_size)
 		return -EINVAL;
-	return copy_struct_from_user(karg, ksize, uarg, *usize);
+	return copy_struct_from_user(karg, cmd->size, uarg, *usize);
 }
 
-static int dev_copy_out(void __user *uarg, const void *karg, size_t ksize,
-			u32 usize)
+/*
+ * Write the out fields of a command, from @offset to the end of what both
+ * the kernel and userspace know of the structure.
+ */
+static int dev_copy_out(void __user *uarg, const void *karg, size_t offset,
+			size_t ksize, u32 usize)
 {
-	return copy_to_user(uarg, karg, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
+	size_t end = min_t(size_t, ksize, usize);
+
+	if (copy_to_user(uarg + offset, karg + offset, end - offset))
+		return -EFAULT;
+	return 0;
 }
 
-static int dev_configure(struct timeq_file *f, struct timeq_configure *arg)
+/* Whether the @len bytes of @p are zero: out fields must be, on input. */
+static bool dev_zero(const void *p, size_t len)
 {
+	return !memchr_inv(p, 0, len);
+}
+
+static long dev_configure(struct timeq_file *f, void *karg,
+			  void __user *uarg, u32 usize)
+{
+	struct timeq_configure *arg = karg;
 	u32 cap = arg->max_elements ? arg->max_elements : default_elements;
+	u32 esize = arg->event_size ? arg->event_size : TIMEQ_EVENT_SIZE_VER0;
+	struct timeq_user *user;
 	struct timeq *q;
+	int ret;
 
-	if (arg->__reserved || !arg->horizon || arg->horizon > max_horizon ||
-	    cap > max_elements)
+	if (esize > TQ_SIZE_MAX)
+		return -E2BIG;
+	if (!arg->horizon || arg->horizon > max_horizon ||
+	    cap > max_elements || cap > INT_MAX ||
+	    esize < TIMEQ_EVENT_SIZE_VER0 || esize % 8)
 		return -EINVAL;
 	if (f->q)
 		return -EBUSY;
@@ -211,177 +548,309 @@ static int dev_configure(struct timeq_file *f, struct timeq_configure *arg)
 	case TIMEQ_CLOCK_MANUAL:
 		if (arg->granularity)
 			return -EINVAL;
-		q = timeq_create(arg->start, arg->horizon, 0, 0,
-				 GFP_KERNEL_ACCOUNT);
 		break;
 	case TIMEQ_CLOCK_MONOTONIC:
 		if (arg->start)
 			return -EINVAL;
-		q = timeq_create_monotonic(arg->granularity, arg->horizon, 0,
-					   0, GFP_KERNEL_ACCOUNT);
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (IS_ERR(q))
-		return PTR_ERR(q);
+	user = dev_user_get(current_euid());
+	if (IS_ERR(user))
+		return PTR_ERR(user);
+	if (arg->clock == TIMEQ_CLOCK_MANUAL)
+		q = timeq_create(arg->start, arg->horizon, 0, 0,
+				 GFP_KERNEL_ACCOUNT);
+	else
+		q = timeq_create_monotonic(arg->granularity, arg->horizon, 0,
+					   0, GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(q)) {
+		ret = PTR_ERR(q);
+		goto err_user;
+	}
+	f->user = user;
 	f->clock = arg->clock;
 	f->horizon = arg->horizon;
 	f->cap = cap;
+	f->event_size = esize;
 	f->q = q;
 	return 0;
-}
 
-static int dev_insert(struct timeq_file *f, u64 time, u64 cookie, u64 *handle)
-{
-	struct timeq_elem *elem;
-	u32 index;
-	int ret;
-
-	if (f->nelems >= f->cap)
-		return -ENOSPC;
-	elem = kmem_cache_zalloc(timeq_elem_cache, GFP_KERNEL_ACCOUNT);
-	if (!elem)
-		return -ENOMEM;
-	timeq_timer_init(&elem->timer, dev_fire);
-	elem->file = f;
-	elem->cookie = cookie;
-	ret = xa_alloc(&f->elems, &index, elem, xa_limit_32b, GFP_KERNEL_ACCOUNT);
-	if (ret)
-		goto err_free;
-	elem->index = index;
-	do {
-		elem->gen = atomic_inc_return(&timeq_gen);
-	} while (!elem->gen);
-	if (f->clock == TIMEQ_CLOCK_MANUAL)
-		ret = timeq_insert(f->q, &elem->timer.node, time);
-	else
-		ret = timeq_timer_arm(f->q, &elem->timer, time);
-	if (ret)
-		goto err_erase;
-	f->nelems++;
-	f->inserted++;
-	*handle = dev_handle(elem);
-	return 0;
-
-err_erase:
-	xa_erase(&f->elems, index);
-err_free:
-	kmem_cache_free(timeq_elem_cache, elem);
-	return ret == -EBUSY ? -ENOSPC : ret;
-}
-
-static int dev_delete(struct timeq_file *f, u64 handle)
-{
-	struct timeq_elem *elem = dev_lookup(f, handle);
-
-	if (!elem)
-		return -ENOENT;
-	if (f->clock == TIMEQ_CLOCK_MANUAL) {
-		if (timeq_delete(f->q, &elem->timer.node))
-			return -ENOENT;
-	} else if (!timeq_timer_delete(f->q, &elem->timer)) {
-		return -ENOENT;		/* it has just expired */
-	}
-	dev_free(f, elem);
-	return 0;
-}
-
-static int dev_update(struct timeq_file *f, u64 handle, u64 time)
-{
-	struct timeq_elem *elem = dev_lookup(f, handle);
-
-	if (!elem)
-		return -ENOENT;
-	if (f->clock == TIMEQ_CLOCK_MANUAL)
-		return timeq_update(f->q, &elem->timer.node, time);
-	return timeq_timer_move(f->q, &elem->timer, time);
-}
-
-static int dev_batch(struct timeq_file *f, struct timeq_batch *arg)
-{
-	struct timeq_op __user *uops = u64_to_user_ptr(arg->ops);
-	struct timeq_op *ops;
-	size_t size;
-	int ret = 0;
-	u32 i;
-
-	if (arg->__reserved || arg->count > TQ_BATCH_MAX)
-		return -EINVAL;
-	size = array_size(arg->count, sizeof(*ops));
-	ops = kvmalloc(size ? size : 1, GFP_KERNEL_ACCOUNT);
-	if (!ops)
-		return -ENOMEM;
-	/* Read it, and prove it writable, before anything is applied. */
-	if (copy_from_user(ops, uops, size) || copy_to_user(uops, ops, size)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	for (i = 0; i < arg->count; i++) {
-		struct timeq_op *op = &ops[i];
-
-		switch (op->op) {
-		case TIMEQ_OP_INSERT:
-			op->result = dev_insert(f, op->time, op->cookie,
-						&op->handle);
-			break;
-		case TIMEQ_OP_DELETE:
-			op->result = op->cookie || op->time ? -EINVAL :
-				     dev_delete(f, op->handle);
-			break;
-		case TIMEQ_OP_UPDATE:
-			op->result = op->cookie ? -EINVAL :
-				     dev_update(f, op->handle, op->time);
-			break;
-		default:
-			op->result = -EOPNOTSUPP;
-			break;
-		}
-		if (op->result)
-			break;
-	}
-	arg->done = i;
-	if (copy_to_user(uops, ops, size))
-		ret = -EFAULT;
-out:
-	kvfree(ops);
+err_user:
+	dev_user_put(user);
 	return ret;
 }
 
-static int dev_stats(struct timeq_file *f, struct timeq_stats *arg)
+static long dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
+		       u32 usize)
 {
+	struct timeq_insert *arg = karg;
+	struct timeq_elem *elem;
+	u64 time = arg->time;
+	int ret;
+
+	if (arg->__reserved || arg->handle)
+		return -EINVAL;
+	ret = dev_insert_prepare(f, &time, arg->cookie, &elem);
+	if (ret)
+		return ret;
+	arg->handle = dev_handle(elem);
+	ret = dev_copy_out(uarg, arg, offsetof(struct timeq_insert, handle),
+			   sizeof(*arg), usize);
+	if (ret) {
+		dev_insert_abort(f, elem);
+		return ret;
+	}
+	dev_insert_apply(f, elem, time);
+	return 0;
+}
+
+static long dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
+		       u32 usize)
+{
+	struct timeq_delete *arg = karg;
+	struct timeq_elem *elem;
+
+	if (arg->__reserved)
+		return -EINVAL;
+	elem = dev_lookup(f, arg->handle);
+	if (!elem)
+		return -ENOENT;
+	dev_delete_apply(f, elem);
+	return 0;
+}
+
+static long dev_update(struct timeq_file *f, void *karg, void __user *uarg,
+		       u32 usize)
+{
+	struct timeq_update *arg = karg;
+	struct timeq_elem *elem;
+	u64 time = arg->time;
+	int ret;
+
+	if (arg->__reserved)
+		return -EINVAL;
+	ret = dev_update_prepare(f, arg->handle, &time, &elem);
+	if (ret)
+		return ret;
+	dev_update_apply(f, elem, time);
+	return 0;
+}
+
+/* TIMEQ_MIN and TIMEQ_DELETE_MIN: the earliest element, written out. */
+static long dev_min_out(struct timeq_file *f, struct timeq_element *arg,
+			void __user *uarg, u32 usize, struct timeq_node **node)
+{
+	struct timeq_elem *elem;
+
+	if (arg->__reserved ||
+	    !dev_zero(&arg->handle, sizeof(*arg) -
+		      offsetof(struct timeq_element, handle)))
+		return -EINVAL;
+	*node = timeq_min(f->q);
+	if (!*node)
+		return -ENODATA;
+	elem = container_of(*node, struct timeq_elem, timer.node);
+	arg->handle = dev_handle(elem);
+	arg->time = timeq_node_time(*node);
+	arg->cookie = elem->cookie;
+	return dev_copy_out(uarg, arg, offsetof(struct timeq_element, handle),
+			    sizeof(*arg), usize);
+}
+
+static long dev_min(struct timeq_file *f, void *karg, void __user *uarg,
+		    u32 usize)
+{
+	struct timeq_node *node;
+
+	return dev_min_out(f, karg, uarg, usize, &node);
+}
+
+static long dev_delete_min(struct timeq_file *f, void *karg,
+			   void __user *uarg, u32 usize)
+{
+	struct timeq_node *node, *removed;
+	long ret;
+
+	if (f->clock != TIMEQ_CLOCK_MANUAL)
+		return -EOPNOTSUPP;
+	/* Under the mutex, the minimum of a manual queue stays the minimum. */
+	ret = dev_min_out(f, karg, uarg, usize, &node);
+	if (ret)
+		return ret;
+	removed = timeq_delete_min(f->q);
+	WARN_ON_ONCE(removed != node);
+	if (removed)
+		dev_free(f, container_of(removed, struct timeq_elem,
+					 timer.node));
+	return 0;
+}
+
+static long dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
+			u32 usize)
+{
+	struct timeq_advance *arg = karg;
+
+	if (arg->__reserved)
+		return -EINVAL;
+	if (f->clock != TIMEQ_CLOCK_MANUAL)
+		return -EOPNOTSUPP;
+	/* At most the cap, which is at most INT_MAX: it fits the return. */
+	return timeq_del_less_than(f->q, arg->time, dev_expire_fn, f);
+}
+
+static long dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
+		      u32 usize)
+{
+	struct timeq_stats *arg = karg;
 	struct timeq_stats out = { .size = arg->size };
 
+	if (!dev_zero(&arg->clock, sizeof(*arg) -
+		      offsetof(struct timeq_stats, clock)))
+		return -EINVAL;
 	if (f->q) {
 		out.clock = f->clock;
 		out.now = timeq_now(f->q);
 		out.horizon = f->horizon;
-		out.queued = timeq_count(f->q);
 		out.max_elements = f->cap;
 		out.configured = 1;
 		out.inserted = f->inserted;
+		/*
+		 * @nelems changes only under the mutex, which is held; the
+		 * expiry moves an element from queued to events under @lock.
+		 */
 		spin_lock(&f->lock);
 		out.events = f->nevents;
+		out.queued = f->nelems - f->nevents;
 		out.expired = f->expired;
 		spin_unlock(&f->lock);
 	}
-	*arg = out;
-	return 0;
+	return dev_copy_out(uarg, &out, offsetof(struct timeq_stats, clock),
+			    sizeof(out), usize);
 }
 
-/* The element TIMEQ_MIN or TIMEQ_DELETE_MIN reports. */
-static void dev_element(struct timeq_element *arg, struct timeq_node *node)
+/* Check and prepare one operation of a batch; its errno, or 0. */
+static int dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
+			  struct timeq_elem **elem)
 {
-	struct timeq_elem *elem = container_of(node, struct timeq_elem,
-					       timer.node);
+	int ret;
 
-	arg->handle = dev_handle(elem);
-	arg->time = timeq_node_time(node);
-	arg->cookie = elem->cookie;
+	if (op->result)
+		return -EINVAL;
+	switch (op->op) {
+	case TIMEQ_OP_INSERT:
+		if (op->handle)
+			return -EINVAL;
+		ret = dev_insert_prepare(f, &op->time, op->cookie, elem);
+		if (!ret)
+			op->handle = dev_handle(*elem);
+		return ret;
+	case TIMEQ_OP_DELETE:
+		if (op->time || op->cookie)
+			return -EINVAL;
+		*elem = dev_lookup(f, op->handle);
+		return *elem ? 0 : -ENOENT;
+	case TIMEQ_OP_UPDATE:
+		if (op->cookie)
+			return -EINVAL;
+		return dev_update_prepare(f, op->handle, &op->time, elem);
+	default:
+		return -EOPNOTSUPP;
+	}
 }
 
-static long dev_command(struct timeq_file *f, unsigned int cmd,
-			void __user *uarg)
+/*
+ * Write an operation's result, and an insert's handle, into its entry:
+ * the out fields only, so that no input is written back.
+ */
+static int dev_op_out(struct timeq_op __user *uop, const struct timeq_op *op)
+{
+	if (op->op == TIMEQ_OP_INSERT && !op->result &&
+	    put_user(op->handle, &uop->handle))
+		return -EFAULT;
+	return put_user(op->result, &uop->result);
+}
+
+static long dev_batch(struct timeq_file *f, void *karg, void __user *uarg,
+		      u32 usize)
+{
+	struct timeq_batch *arg = karg;
+	void __user *uops = u64_to_user_ptr(arg->ops);
+	struct timeq_elem *elem = NULL;
+	struct timeq_op op;
+	u32 i;
+	int ret;
+
+	if (arg->entry_len > TQ_SIZE_MAX)
+		return -E2BIG;
+	if (arg->__reserved || arg->count > TQ_BATCH_MAX ||
+	    arg->entry_len < TIMEQ_OP_SIZE_VER0 || arg->entry_len % 8)
+		return -EINVAL;
+	for (i = 0; i < arg->count; i++) {
+		struct timeq_op __user *uop = uops + (size_t)i * arg->entry_len;
+
+		ret = copy_struct_from_user(&op, sizeof(op), uop,
+					    arg->entry_len);
+		if (ret == -EFAULT)
+			goto fault;
+		if (ret)
+			op.op = 0;	/* -E2BIG: @op was not read */
+		else
+			ret = dev_op_prepare(f, &op, &elem);
+		op.result = ret;
+		if (dev_op_out(uop, &op)) {
+			if (!ret && op.op == TIMEQ_OP_INSERT)
+				dev_insert_abort(f, elem);
+			goto fault;
+		}
+		if (ret)
+			return i;
+		switch (op.op) {
+		case TIMEQ_OP_INSERT:
+			dev_insert_apply(f, elem, op.time);
+			break;
+		case TIMEQ_OP_DELETE:
+			dev_delete_apply(f, elem);
+			break;
+		case TIMEQ_OP_UPDATE:
+			dev_update_apply(f, elem, op.time);
+			break;
+		}
+		cond_resched();
+	}
+	return i;
+
+fault:
+	/* The entry of operation @i could not be read or written. */
+	return i ? i : -EFAULT;
+}
+
+#define TQ_CMD(_nr, _fn, _size, _configured)				\
+	[TIMEQ_CMD_##_nr - TIMEQ_CMD_CONFIGURE] = {			\
+		.size = _size,						\
+		.min_size = TIMEQ_##_nr##_SIZE_VER0,			\
+		.configured = _configured,				\
+		.fn = _fn,						\
+	}
+
+/* TIMEQ_MIN and TIMEQ_DELETE_MIN share struct timeq_element. */
+#define TIMEQ_MIN_SIZE_VER0		TIMEQ_ELEMENT_SIZE_VER0
+#define TIMEQ_DELETE_MIN_SIZE_VER0	TIMEQ_ELEMENT_SIZE_VER0
+
+static const struct timeq_cmd timeq_cmds[] = {
+	TQ_CMD(CONFIGURE, dev_configure, sizeof(struct timeq_configure), false),
+	TQ_CMD(INSERT, dev_insert, sizeof(struct timeq_insert), true),
+	TQ_CMD(DELETE, dev_delete, sizeof(struct timeq_delete), true),
+	TQ_CMD(UPDATE, dev_update, sizeof(struct timeq_update), true),
+	TQ_CMD(MIN, dev_min, sizeof(struct timeq_element), true),
+	TQ_CMD(DELETE_MIN, dev_delete_min, sizeof(struct timeq_element), true),
+	TQ_CMD(ADVANCE, dev_advance, sizeof(struct timeq_advance), true),
+	TQ_CMD(STATS, dev_stats, sizeof(struct timeq_stats), false),
+	TQ_CMD(BATCH, dev_batch, sizeof(struct timeq_batch), true),
+};
+
+static long dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	union {
 		struct timeq_configure	configure;
@@ -392,116 +861,27 @@ static long dev_command(struct timeq_file *f, unsigned int cmd,
 		struct timeq_advance	advance;
 		struct timeq_stats	stats;
 		struct timeq_batch	batch;
-	} arg;
-	struct timeq_node *node;
-	size_t size;
-	u32 usize;
-	int ret;
-
-	switch (cmd) {
-	case TIMEQ_CONFIGURE:
-		size = sizeof(arg.configure);
-		break;
-	case TIMEQ_INSERT:
-		size = sizeof(arg.insert);
-		break;
-	case TIMEQ_DELETE:
-		size = sizeof(arg.delete);
-		break;
-	case TIMEQ_UPDATE:
-		size = sizeof(arg.update);
-		break;
-	case TIMEQ_MIN:
-	case TIMEQ_DELETE_MIN:
-		size = sizeof(arg.element);
-		break;
-	case TIMEQ_ADVANCE:
-		size = sizeof(arg.advance);
-		break;
-	case TIMEQ_STATS:
-		size = sizeof(arg.stats);
-		break;
-	case TIMEQ_BATCH:
-		size = sizeof(arg.batch);
-		break;
-	default:
-		return -ENOTTY;
-	}
-	ret = dev_copy_in(&arg, size, size, uarg, &usize);
-	if (ret)
-		return ret;
-	/* Prove the structure writable before anything is applied. */
-	ret = dev_copy_out(uarg, &arg, size, usize);
-	if (ret)
-		return ret;
-	if (cmd == TIMEQ_CONFIGURE)
-		return dev_configure(f, &arg.configure);
-	if (cmd == TIMEQ_STATS) {
-		ret = dev_stats(f, &arg.stats);
-		goto out;
-	}
-	if (!f->q)
-		return -EBADFD;
-
-	switch (cmd) {
-	case TIMEQ_INSERT:
-		if (arg.insert.__reserved)
-			return -EINVAL;
-		ret = dev_insert(f, arg.insert.time, arg.insert.cookie,
-				 &arg.insert.handle);
-		break;
-	case TIMEQ_DELETE:
-		if (arg.delete.__reserved)
-			return -EINVAL;
-		return dev_delete(f, arg.delete.handle);
-	case TIMEQ_UPDATE:
-		if (arg.update.__reserved)
-			return -EINVAL;
-		return dev_update(f, arg.update.handle, arg.update.time);
-	case TIMEQ_MIN:
-		if (arg.element.__reserved)
-			return -EINVAL;
-		node = timeq_min(f->q);
-		if (!node)
-			return -ENODATA;
-		dev_element(&arg.element, node);
-		break;
-	case TIMEQ_DELETE_MIN:
-		if (arg.element.__reserved)
-			return -EINVAL;
-		if (f->clock != TIMEQ_CLOCK_MANUAL)
-			return -EOPNOTSUPP;
-		node = timeq_delete_min(f->q);
-		if (!node)
-			return -ENODATA;
-		dev_element(&arg.element, node);
-		dev_free(f, container_of(node, struct timeq_elem, timer.node));
-		break;
-	case TIMEQ_ADVANCE:
-		if (arg.advance.__reserved)
-			return -EINVAL;
-		if (f->clock != TIMEQ_CLOCK_MANUAL)
-			return -EOPNOTSUPP;
-		arg.advance.expired = timeq_del_less_than(f->q, arg.advance.time,
-							  dev_advance_fn, f);
-		break;
-	case TIMEQ_BATCH:
-		ret = dev_batch(f, &arg.batch);
-		break;
-	}
-out:
-	if (!ret)
-		ret = dev_copy_out(uarg, &arg, size, usize);
-	return ret;
-}
-
-static long dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
+	} karg;
 	struct timeq_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct timeq_cmd *op;
+	unsigned int nr = _IOC_NR(cmd);
+	u32 usize;
 	long ret;
 
+	if (cmd != _IO(TIMEQ_TYPE, nr) || nr < TIMEQ_CMD_CONFIGURE ||
+	    nr - TIMEQ_CMD_CONFIGURE >= ARRAY_SIZE(timeq_cmds))
+		return -ENOTTY;
+	op = &timeq_cmds[array_index_nospec(nr - TIMEQ_CMD_CONFIGURE,
+					    ARRAY_SIZE(timeq_cmds))];
+	ret = dev_copy_in(&karg, op, uarg, &usize);
+	if (ret)
+		return ret;
 	mutex_lock(&f->mutex);
-	ret = dev_command(f, cmd, (void __user *)arg);
+	if (op->configured && !f->q)
+		ret = -EBADFD;
+	else
+		ret = op->fn(f, &karg, uarg, usize);
 	mutex_unlock(&f->mutex);
 	return ret;
 }
@@ -512,17 +892,20 @@ static ssize_t dev_read(struct file *file, char __user *buf, size_t len,
 	struct timeq_event ev[TQ_READ_MAX];
 	struct timeq_file *f = file->private_data;
 	struct timeq_elem *elem, *next;
-	size_t n = min_t(size_t, len / sizeof(ev[0]), TQ_READ_MAX), i = 0;
+	size_t esize, n, i = 0, done, fill;
 	LIST_HEAD(taken);
-	int ret;
+	ssize_t ret;
 
-	if (!n)
-		return -EINVAL;
 	for (;;) {
 		mutex_lock(&f->mutex);
 		if (!f->q) {
-			mutex_unlock(&f->mutex);
-			return -EBADFD;
+			ret = -EBADFD;
+			goto out;
+		}
+		esize = f->event_size;
+		if (len < esize) {
+			ret = -EINVAL;
+			goto out;
 		}
 		if (READ_ONCE(f->nevents))
 			break;
@@ -533,30 +916,43 @@ static ssize_t dev_read(struct file *file, char __user *buf, size_t len,
 		if (ret)
 			return ret;
 	}
+	n = min_t(size_t, len / esize, TQ_READ_MAX);
+	fill = min_t(size_t, esize, sizeof(ev[0]));
 	/* Only read() removes events, under the mutex: the head is stable. */
 	spin_lock(&f->lock);
 	list_for_each_entry(elem, &f->events, event) {
 		if (i == n)
 			break;
+		ev[i].size = fill;
+		ev[i].flags = 0;
 		ev[i].handle = dev_handle(elem);
 		ev[i].time = timeq_node_time(&elem->timer.node);
 		ev[i].cookie = elem->cookie;
 		i++;
 	}
 	spin_unlock(&f->lock);
-	if (copy_to_user(buf, ev, i * sizeof(ev[0]))) {
-		mutex_unlock(&f->mutex);
-		return -EFAULT;
+	for (done = 0; done < i; done++) {
+		char __user *to = buf + done * esize;
+
+		if (copy_to_user(to, &ev[done], fill) ||
+		    clear_user(to + fill, esize - fill))
+			break;
+	}
+	if (!done) {
+		ret = -EFAULT;
+		goto out;
 	}
 	spin_lock(&f->lock);
-	for (n = 0; n < i; n++)
+	for (i = 0; i < done; i++)
 		list_move_tail(f->events.next, &taken);
-	WRITE_ONCE(f->nevents, f->nevents - i);
+	WRITE_ONCE(f->nevents, f->nevents - done);
 	spin_unlock(&f->lock);
 	list_for_each_entry_safe(elem, next, &taken, event)
 		dev_free(f, elem);
+	ret = done * esize;
+out:
 	mutex_unlock(&f->mutex);
-	return i * sizeof(ev[0]);
+	return ret;
 }
 
 static __poll_t dev_poll(struct file *file, poll_table *wait)
@@ -575,6 +971,7 @@ static int dev_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&f->mutex);
 	xa_init_flags(&f->elems, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	f->gen = get_random_u32();
 	spin_lock_init(&f->lock);
 	INIT_LIST_HEAD(&f->events);
 	init_waitqueue_head(&f->wait);
@@ -590,9 +987,15 @@ static int dev_release(struct inode *inode, struct file *file)
 
 	/* No callback runs after this; queued elements are released. */
 	timeq_destroy(f->q);
-	xa_for_each(&f->elems, index, elem)
+	xa_for_each(&f->elems, index, elem) {
 		kmem_cache_free(timeq_elem_cache, elem);
+		cond_resched();
+	}
 	xa_destroy(&f->elems);
+	if (f->user) {
+		dev_user_uncharge(f->user, f->nelems);
+		dev_user_put(f->user);
+	}
 	mutex_destroy(&f->mutex);
 	kfree(f);
 	return 0;
@@ -617,11 +1020,22 @@ static struct miscdevice timeq_misc = {
 
 int timeq_dev_init(void)
 {
+	unsigned long cost;
 	int ret;
 
 	timeq_elem_cache = KMEM_CACHE(timeq_elem, SLAB_ACCOUNT);
 	if (!timeq_elem_cache)
 		return -ENOMEM;
+	/*
+	 * As epoll sizes max_user_watches: 4% of RAM, over what an element
+	 * takes (its object and its share of an xarray node).
+	 */
+	if (!max_user_elements) {
+		cost = kmem_cache_size(timeq_elem_cache) +
+		       DIV_ROUND_UP(sizeof(struct xa_node), XA_CHUNK_SIZE);
+		max_user_elements = min((totalram_pages() / 25 << PAGE_SHIFT) /
+					cost, (unsigned long)INT_MAX);
+	}
 	ret = misc_register(&timeq_misc);
 	if (ret)
 		goto err_cache;

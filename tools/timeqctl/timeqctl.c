@@ -365,6 +365,8 @@ static int cmd_stats(int argc, char **argv)
 	print_param("default_elements");
 	print_param("max_elements");
 	print_param("max_horizon");
+	print_param("max_user_files");
+	print_param("max_user_elements");
 	print_param("expire_budget");
 	printf("a new %s: configured %u, queued %llu, events %llu\n", DEV,
 	       st.configured, (unsigned long long)st.queued,

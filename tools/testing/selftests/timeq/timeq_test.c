@@ -1,24 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kselftests of /dev/timeq (include/uapi/linux/timeq.h), on the kernel's
- * kselftest_harness.h: every command's success path and errno, handles
- * that are stale or from another file, batches that stop halfway, read,
- * poll, epoll and O_NONBLOCK, the element cap, the monotonic clock never
- * early, closing with events unread, and 8 threads sharing one file
- * checked against their models at the end. Every test opens /dev/timeq,
- * so without the module every test fails.
+ * kselftest_harness.h: every command's success path, and every row of the
+ * errno table for every command it applies to; sizes (first version,
+ * above a page, larger with a non-zero tail); results that cannot be
+ * written, from a read-only page and from a page another thread keeps
+ * making read-only, which must change nothing; batches that stop halfway,
+ * with entries that grow; events that grow; handles that are stale, from
+ * another file, or that would leak another file's activity; read, poll,
+ * epoll, O_NONBLOCK and signals; the caps of a file and of a user (run as
+ * uid 65534); the monotonic clock never early, its window, deletes and
+ * updates racing its expiry, and stats read while it expires; ENOMEM at
+ * every allocation through fail-nth; closing with events unread; and 8
+ * threads sharing one file checked against their models at the end.
+ *
+ * Every test opens /dev/timeq, so without the module every test fails.
+ * No test depends on the host's speed: loops are bounded in count, waits
+ * are for events, and the tests that make many calls have a timeout far
+ * above what they take under qemu TCG with KASAN (SLOW_TIMEOUT).
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,19 +43,90 @@
 
 #include "kselftest_harness.h"
 
-#define DEV	"/dev/timeq"
+#define DEV		"/dev/timeq"
+#define PARAM		"/sys/module/timeq/parameters/"
+#define PAGE		4096
+/*
+ * The timeout of a test that makes thousands of calls. Each takes a few
+ * seconds at most under qemu TCG with KASAN on a busy host; this leaves
+ * room for a host a hundred times slower than that.
+ */
+#define SLOW_TIMEOUT	300
 
-/* One layout for 32- and 64-bit userspace: this file is built as both. */
-_Static_assert(sizeof(struct timeq_configure) == 40, "ABI");
-_Static_assert(sizeof(struct timeq_insert) == 32, "ABI");
-_Static_assert(sizeof(struct timeq_delete) == 16, "ABI");
-_Static_assert(sizeof(struct timeq_update) == 24, "ABI");
-_Static_assert(sizeof(struct timeq_element) == 32, "ABI");
-_Static_assert(sizeof(struct timeq_advance) == 24, "ABI");
-_Static_assert(sizeof(struct timeq_stats) == 64, "ABI");
-_Static_assert(sizeof(struct timeq_op) == 32, "ABI");
-_Static_assert(sizeof(struct timeq_batch) == 24, "ABI");
-_Static_assert(sizeof(struct timeq_event) == 24, "ABI");
+/*
+ * One layout for 32- and 64-bit userspace: this file is built as both,
+ * and static_assert() (C11's _Static_assert) pins every size and offset.
+ */
+#define PIN(type, field, offset) \
+	static_assert(offsetof(struct type, field) == (offset), #type "." #field)
+
+static_assert(sizeof(struct timeq_configure) == 40, "ABI");
+static_assert(TIMEQ_CONFIGURE_SIZE_VER0 == 40, "ABI");
+PIN(timeq_configure, size, 0);
+PIN(timeq_configure, clock, 4);
+PIN(timeq_configure, granularity, 8);
+PIN(timeq_configure, start, 16);
+PIN(timeq_configure, horizon, 24);
+PIN(timeq_configure, max_elements, 32);
+PIN(timeq_configure, event_size, 36);
+static_assert(sizeof(struct timeq_insert) == 32, "ABI");
+static_assert(TIMEQ_INSERT_SIZE_VER0 == 32, "ABI");
+PIN(timeq_insert, __reserved, 4);
+PIN(timeq_insert, time, 8);
+PIN(timeq_insert, cookie, 16);
+PIN(timeq_insert, handle, 24);
+static_assert(sizeof(struct timeq_delete) == 16, "ABI");
+static_assert(TIMEQ_DELETE_SIZE_VER0 == 16, "ABI");
+PIN(timeq_delete, __reserved, 4);
+PIN(timeq_delete, handle, 8);
+static_assert(sizeof(struct timeq_update) == 24, "ABI");
+static_assert(TIMEQ_UPDATE_SIZE_VER0 == 24, "ABI");
+PIN(timeq_update, __reserved, 4);
+PIN(timeq_update, handle, 8);
+PIN(timeq_update, time, 16);
+static_assert(sizeof(struct timeq_element) == 32, "ABI");
+static_assert(TIMEQ_ELEMENT_SIZE_VER0 == 32, "ABI");
+PIN(timeq_element, __reserved, 4);
+PIN(timeq_element, handle, 8);
+PIN(timeq_element, time, 16);
+PIN(timeq_element, cookie, 24);
+static_assert(sizeof(struct timeq_advance) == 16, "ABI");
+static_assert(TIMEQ_ADVANCE_SIZE_VER0 == 16, "ABI");
+PIN(timeq_advance, __reserved, 4);
+PIN(timeq_advance, time, 8);
+static_assert(sizeof(struct timeq_stats) == 64, "ABI");
+static_assert(TIMEQ_STATS_SIZE_VER0 == 64, "ABI");
+PIN(timeq_stats, clock, 4);
+PIN(timeq_stats, now, 8);
+PIN(timeq_stats, horizon, 16);
+PIN(timeq_stats, queued, 24);
+PIN(timeq_stats, events, 32);
+PIN(timeq_stats, max_elements, 40);
+PIN(timeq_stats, configured, 44);
+PIN(timeq_stats, inserted, 48);
+PIN(timeq_stats, expired, 56);
+static_assert(sizeof(struct timeq_op) == 32, "ABI");
+static_assert(TIMEQ_OP_SIZE_VER0 == 32, "ABI");
+PIN(timeq_op, op, 0);
+PIN(timeq_op, result, 4);
+PIN(timeq_op, handle, 8);
+PIN(timeq_op, time, 16);
+PIN(timeq_op, cookie, 24);
+static_assert(sizeof(struct timeq_batch) == 24, "ABI");
+static_assert(TIMEQ_BATCH_SIZE_VER0 == 24, "ABI");
+PIN(timeq_batch, count, 4);
+PIN(timeq_batch, ops, 8);
+PIN(timeq_batch, entry_len, 16);
+PIN(timeq_batch, __reserved, 20);
+static_assert(sizeof(struct timeq_event) == 32, "ABI");
+static_assert(TIMEQ_EVENT_SIZE_VER0 == 32, "ABI");
+PIN(timeq_event, size, 0);
+PIN(timeq_event, flags, 4);
+PIN(timeq_event, handle, 8);
+PIN(timeq_event, time, 16);
+PIN(timeq_event, cookie, 24);
+
+/* --- helpers --- */
 
 /* A page no access is allowed to, for EFAULT. */
 static void *no_access(void)
@@ -46,9 +134,18 @@ static void *no_access(void)
 	static void *page;
 
 	if (!page)
-		page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		page = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			    -1, 0);
 	return page;
+}
+
+/* @n zeroed pages, readable and writable. */
+static char *pages(int n)
+{
+	char *p = mmap(NULL, (size_t)n * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static int configure_manual(int fd, __u64 start, __u64 horizon, __u32 cap)
@@ -56,6 +153,16 @@ static int configure_manual(int fd, __u64 start, __u64 horizon, __u32 cap)
 	struct timeq_configure c = {
 		.size = sizeof(c), .clock = TIMEQ_CLOCK_MANUAL,
 		.start = start, .horizon = horizon, .max_elements = cap,
+	};
+
+	return ioctl(fd, TIMEQ_CONFIGURE, &c);
+}
+
+static int configure_mono(int fd, __u64 granularity, __u64 horizon)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MONOTONIC,
+		.granularity = granularity, .horizon = horizon,
 	};
 
 	return ioctl(fd, TIMEQ_CONFIGURE, &c);
@@ -96,14 +203,23 @@ static int element(int fd, unsigned long cmd, struct timeq_element *e)
 	return ioctl(fd, cmd, e);
 }
 
-static int advance(int fd, __u64 time, __u64 *expired)
+/* TIMEQ_ADVANCE: how many expired, or -1. */
+static int advance(int fd, __u64 time)
 {
 	struct timeq_advance adv = { .size = sizeof(adv), .time = time };
-	int ret = ioctl(fd, TIMEQ_ADVANCE, &adv);
 
-	if (!ret && expired)
-		*expired = adv.expired;
-	return ret;
+	return ioctl(fd, TIMEQ_ADVANCE, &adv);
+}
+
+/* TIMEQ_BATCH of @count entries of struct timeq_op: how many applied, or -1. */
+static int batch(int fd, struct timeq_op *ops, __u32 count)
+{
+	struct timeq_batch b = {
+		.size = sizeof(b), .count = count, .ops = (uintptr_t)ops,
+		.entry_len = sizeof(*ops),
+	};
+
+	return ioctl(fd, TIMEQ_BATCH, &b);
 }
 
 static struct timeq_stats stats(int fd)
@@ -123,6 +239,43 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static unsigned long long read_param(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAM "%s", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return 0;
+	return strtoull(buf, NULL, 0);
+}
+
 FIXTURE(dev) {
 	int fd;
 };
@@ -138,12 +291,15 @@ FIXTURE_TEARDOWN(dev)
 	close(self->fd);
 }
 
+/* --- configuration --- */
+
 TEST_F(dev, configure_once)
 {
 	struct timeq_stats st = stats(self->fd);
 
 	ASSERT_EQ(sizeof(st), st.size);
 	EXPECT_EQ(0, st.configured);
+	EXPECT_EQ(0, st.horizon);
 	ASSERT_EQ(0, configure_manual(self->fd, 100, 1000, 0));
 	EXPECT_EQ(-1, configure_manual(self->fd, 100, 1000, 0));
 	EXPECT_EQ(EBUSY, errno);
@@ -152,22 +308,47 @@ TEST_F(dev, configure_once)
 	EXPECT_EQ(100, st.now);
 	EXPECT_EQ(1000, st.horizon);
 	EXPECT_EQ(TIMEQ_CLOCK_MANUAL, st.clock);
-	EXPECT_LT(0, st.max_elements);
+	EXPECT_EQ(read_param("default_elements"), st.max_elements);
 }
 
+/* Every command but TIMEQ_CONFIGURE and TIMEQ_STATS, and read(). */
 TEST_F(dev, unconfigured)
 {
-	struct timeq_element e;
+	struct timeq_insert in = { .size = sizeof(in), .time = 1 };
+	struct timeq_delete del = { .size = sizeof(del), .handle = 1 };
+	struct timeq_update up = { .size = sizeof(up), .handle = 1 };
+	struct timeq_element e = { .size = sizeof(e) };
+	struct timeq_advance adv = { .size = sizeof(adv), .time = 1 };
+	struct timeq_op op = { .op = TIMEQ_OP_INSERT };
+	struct timeq_batch b = {
+		.size = sizeof(b), .count = 1, .ops = (uintptr_t)&op,
+		.entry_len = sizeof(op),
+	};
 	struct timeq_event ev;
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
 
-	EXPECT_EQ(-1, insert(self->fd, 1, 0, NULL));
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, &in));
 	EXPECT_EQ(EBADFD, errno);
-	EXPECT_EQ(-1, delete(self->fd, 1));
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_DELETE, &del));
 	EXPECT_EQ(EBADFD, errno);
-	EXPECT_EQ(-1, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_UPDATE, &up));
 	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_DELETE_MIN, &e));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_ADVANCE, &adv));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(0, op.result);	/* not touched */
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EBADFD, errno);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, stats(self->fd).configured);
 }
 
 TEST_F(dev, configure_errors)
@@ -179,12 +360,13 @@ TEST_F(dev, configure_errors)
 		struct timeq_configure c;
 		__u64 more;
 	} big = { .c = c };
+	__u64 max_horizon = read_param("max_horizon");
 
-	c.__reserved = 1;
+	ASSERT_LT(0, max_horizon);
+	c.horizon = 0;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
-	c.__reserved = 0;
-	c.horizon = 0;
+	c.horizon = max_horizon + 1;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
 	c.horizon = 10;
@@ -198,11 +380,33 @@ TEST_F(dev, configure_errors)
 	c.clock = TIMEQ_CLOCK_MONOTONIC;	/* granularity 0 */
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
+	c.granularity = 1;
+	c.start = 5;		/* only for the manual clock */
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.start = 0;
+	c.granularity = 1ULL << 60;	/* horizon * granularity > 2^62 */
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.granularity = 0;
 	c.clock = TIMEQ_CLOCK_MANUAL;
 	c.max_elements = 0xffffffff;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
+	c.max_elements = read_param("max_elements") + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
 	c.max_elements = 0;
+	c.event_size = 8;	/* below the first version */
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.event_size = 36;	/* not a multiple of 8 */
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.event_size = PAGE + 8;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	EXPECT_EQ(E2BIG, errno);
+	c.event_size = 0;
 	c.size = 4;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
@@ -216,6 +420,112 @@ TEST_F(dev, configure_errors)
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &big));
 }
 
+/* --- sizes, for every command --- */
+
+struct command {
+	const char	*name;
+	unsigned long	cmd;
+	__u32		size;
+};
+
+static const struct command commands[] = {
+	{ "CONFIGURE", TIMEQ_CONFIGURE, TIMEQ_CONFIGURE_SIZE_VER0 },
+	{ "INSERT", TIMEQ_INSERT, TIMEQ_INSERT_SIZE_VER0 },
+	{ "DELETE", TIMEQ_DELETE, TIMEQ_DELETE_SIZE_VER0 },
+	{ "UPDATE", TIMEQ_UPDATE, TIMEQ_UPDATE_SIZE_VER0 },
+	{ "MIN", TIMEQ_MIN, TIMEQ_ELEMENT_SIZE_VER0 },
+	{ "DELETE_MIN", TIMEQ_DELETE_MIN, TIMEQ_ELEMENT_SIZE_VER0 },
+	{ "ADVANCE", TIMEQ_ADVANCE, TIMEQ_ADVANCE_SIZE_VER0 },
+	{ "STATS", TIMEQ_STATS, TIMEQ_STATS_SIZE_VER0 },
+	{ "BATCH", TIMEQ_BATCH, TIMEQ_BATCH_SIZE_VER0 },
+};
+
+#define NCOMMANDS	ARRAY_SIZE(commands)
+
+/*
+ * Sizes below the first version, above a page, and larger with a tail
+ * that is not zero, or not readable: refused before anything is done,
+ * configured or not. A size above a page is refused before the kernel
+ * reads past the size field: the structure sits at the end of a page
+ * before one that faults.
+ */
+TEST_F(dev, sizes_every_command)
+{
+	char *p = pages(2);
+	unsigned int i, pass;
+
+	ASSERT_FALSE(!p);
+	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_NONE));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < NCOMMANDS; i++) {
+			const struct command *c = &commands[i];
+			__u32 *at = (__u32 *)(p + PAGE - c->size);
+			__u32 *mid = (__u32 *)(p + PAGE / 2);
+			__u32 sizes[] = { 0, 4, c->size - 8 };
+			unsigned int k;
+
+			for (k = 0; k < 3; k++) {
+				memset(p, 0, PAGE);
+				*at = sizes[k];
+				EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+				EXPECT_EQ(EINVAL, errno) TH_LOG("%s size %u", c->name, sizes[k]);
+			}
+			*at = PAGE + 1;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+			EXPECT_EQ(E2BIG, errno) TH_LOG("%s size 4097", c->name);
+			*at = 0xffffffff;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+			EXPECT_EQ(E2BIG, errno) TH_LOG("%s size 2^32 - 1", c->name);
+			/* Up to a page, the tail is read: here it faults. */
+			*at = c->size + 8;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
+			EXPECT_EQ(EFAULT, errno) TH_LOG("%s tail unreadable", c->name);
+			/* A tail that is not zero. */
+			*mid = PAGE / 2;
+			p[PAGE - 1] = 1;
+			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, mid));
+			EXPECT_EQ(E2BIG, errno) TH_LOG("%s tail not zero", c->name);
+		}
+		/* Nothing changed: the file is as configured, or not. */
+		EXPECT_EQ(pass, stats(self->fd).configured);
+		EXPECT_EQ(0, stats(self->fd).queued);
+		if (!pass)
+			ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	}
+}
+
+/* A structure of a page whose tail is zero is taken, and its out fields written. */
+TEST_F(dev, sizes_up_to_a_page)
+{
+	char *p = pages(1);
+	struct timeq_insert *in = (struct timeq_insert *)p;
+	struct timeq_stats *st = (struct timeq_stats *)p;
+	struct timeq_element *e = (struct timeq_element *)p;
+
+	ASSERT_FALSE(!p);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	in->size = PAGE;
+	in->time = 7;
+	in->cookie = 70;
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_INSERT, in));
+	EXPECT_NE(0, in->handle);
+	memset(p, 0, PAGE);
+	e->size = PAGE;
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_MIN, e));
+	EXPECT_EQ(7, e->time);
+	EXPECT_EQ(70, e->cookie);
+	memset(p, 0, PAGE);
+	st->size = PAGE;
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_STATS, st));
+	EXPECT_EQ(PAGE, st->size);
+	EXPECT_EQ(1, st->queued);
+	EXPECT_EQ(1, st->configured);
+	/* Nothing is written past what the kernel knows. */
+	EXPECT_TRUE(!memchr(p + sizeof(*st), 1, PAGE - sizeof(*st)));
+}
+
+/* --- the basic commands --- */
+
 TEST_F(dev, insert_update_delete_min)
 {
 	struct timeq_element e;
@@ -225,6 +535,7 @@ TEST_F(dev, insert_update_delete_min)
 	ASSERT_EQ(0, insert(self->fd, 150, 1, &h1));
 	ASSERT_EQ(0, insert(self->fd, 120, 2, &h2));
 	EXPECT_NE(h1, h2);
+	EXPECT_NE(0, h1);
 	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(h2, e.handle);
 	EXPECT_EQ(120, e.time);
@@ -256,30 +567,37 @@ TEST_F(dev, window)
 	EXPECT_EQ(ERANGE, errno);
 	EXPECT_EQ(-1, insert(self->fd, 1100, 0, NULL));
 	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(-1, insert(self->fd, ~0ULL, 0, NULL));
+	EXPECT_EQ(ERANGE, errno);
 	EXPECT_EQ(0, stats(self->fd).queued);
+	EXPECT_EQ(0, stats(self->fd).inserted);
 	ASSERT_EQ(0, insert(self->fd, 1099, 5, &h));
 	EXPECT_EQ(-1, update(self->fd, h, 1100));
+	EXPECT_EQ(ERANGE, errno);
+	EXPECT_EQ(-1, update(self->fd, h, 99));
 	EXPECT_EQ(ERANGE, errno);
 	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(1099, e.time);
 	ASSERT_EQ(0, update(self->fd, h, 100));
 }
 
-TEST_F(dev, foreign_and_stale_handles)
+TEST_F(dev, handles_stale_and_foreign)
 {
 	int other = open(DEV, O_RDWR);
-	__u64 h, mine;
+	__u64 h, mine, again;
 
 	ASSERT_GE(other, 0);
 	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, configure_manual(other, 0, 1000, 0));
 	ASSERT_EQ(0, insert(other, 10, 0, &h));
 	ASSERT_EQ(0, insert(self->fd, 10, 0, &mine));
-	/* Same index, other generation: refused. */
-	EXPECT_EQ(-1, delete(self->fd, h));
-	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(-1, update(self->fd, h, 20));
-	EXPECT_EQ(ENOENT, errno);
+	/* Generations start at random: a match is a 2^-32 chance. */
+	if (h != mine) {
+		EXPECT_EQ(-1, delete(self->fd, h));
+		EXPECT_EQ(ENOENT, errno);
+		EXPECT_EQ(-1, update(self->fd, h, 20));
+		EXPECT_EQ(ENOENT, errno);
+	}
 	EXPECT_EQ(-1, delete(self->fd, 0));
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(-1, delete(self->fd, mine ^ (1ULL << 32)));
@@ -288,7 +606,36 @@ TEST_F(dev, foreign_and_stale_handles)
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(1, stats(self->fd).queued);
 	EXPECT_EQ(1, stats(other).queued);
+	/* A deleted element's index is used again, with another generation. */
+	ASSERT_EQ(0, delete(self->fd, mine));
+	ASSERT_EQ(0, insert(self->fd, 10, 0, &again));
+	EXPECT_EQ((__u32)mine, (__u32)again);
+	EXPECT_NE(mine, again);
+	EXPECT_EQ(-1, delete(self->fd, mine));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, delete(self->fd, again));
 	EXPECT_EQ(0, delete(other, h));
+	close(other);
+}
+
+/* A file's handles do not move with another file's inserts. */
+TEST_F(dev, handles_leak_nothing)
+{
+	int other = open(DEV, O_RDWR), i;
+	__u64 h[4];
+
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, configure_manual(other, 0, 1000, 0));
+	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[0]));
+	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[1]));
+	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[2]));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, insert(other, 10, 0, NULL));
+	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[3]));
+	/* The generation moved as much with the other's 100 as without. */
+	EXPECT_EQ((__u32)((h[1] >> 32) - (h[0] >> 32)),
+		  (__u32)((h[3] >> 32) - (h[2] >> 32)));
 	close(other);
 }
 
@@ -314,6 +661,7 @@ TEST_F(dev, delete_min)
 	EXPECT_EQ(-1, insert(self->fd, 19, 0, NULL));
 	EXPECT_EQ(ERANGE, errno);
 	EXPECT_EQ(0, stats(self->fd).events);
+	EXPECT_EQ(1, stats(self->fd).queued);
 }
 
 TEST_F(dev, advance_read_poll)
@@ -321,7 +669,7 @@ TEST_F(dev, advance_read_poll)
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
 	struct epoll_event eev = { .events = EPOLLIN }, got;
 	struct timeq_event ev[4];
-	__u64 h[3], expired;
+	__u64 h[3];
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
 	ASSERT_GE(ep, 0);
@@ -336,19 +684,27 @@ TEST_F(dev, advance_read_poll)
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 
-	ASSERT_EQ(0, advance(self->fd, 50, &expired));
-	EXPECT_EQ(2, expired);
+	EXPECT_EQ(2, advance(self->fd, 50));
 	EXPECT_EQ(50, stats(self->fd).now);
 	EXPECT_EQ(2, stats(self->fd).events);
+	EXPECT_EQ(1, stats(self->fd).queued);
 	EXPECT_EQ(1, poll(&pfd, 1, 0));
 	EXPECT_EQ(POLLIN, pfd.revents);
 	EXPECT_EQ(1, epoll_wait(ep, &got, 1, 0));
+	/* A clock that does not move on expires nothing. */
+	EXPECT_EQ(0, advance(self->fd, 50));
+	EXPECT_EQ(0, advance(self->fd, 3));
+	EXPECT_EQ(50, stats(self->fd).now);
 	/* Expired: the handles are stale; the events still carry them. */
 	EXPECT_EQ(-1, delete(self->fd, h[1]));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, update(self->fd, h[1], 60));
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev[0]) - 1));
 	EXPECT_EQ(EINVAL, errno);
 	ASSERT_EQ(sizeof(ev[0]), read(self->fd, ev, sizeof(ev[0])));
+	EXPECT_EQ(sizeof(ev[0]), ev[0].size);
+	EXPECT_EQ(0, ev[0].flags);
 	EXPECT_EQ(h[1], ev[0].handle);
 	EXPECT_EQ(10, ev[0].time);
 	EXPECT_EQ(100, ev[0].cookie);
@@ -363,6 +719,57 @@ TEST_F(dev, advance_read_poll)
 	close(ep);
 }
 
+/* An event size above the first version: zero past what the kernel fills. */
+TEST_F(dev, event_size)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MANUAL, .horizon = 100,
+		.event_size = 48,
+	};
+	unsigned char buf[2 * 48 + 40];
+	unsigned char *page = (unsigned char *)pages(1);
+	struct timeq_event ev;
+	int other = open(DEV, O_RDWR), i;
+	__u64 h[3];
+
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, insert(self->fd, 5 + i, 50 + i, &h[i]));
+	ASSERT_EQ(3, advance(self->fd, 10));
+	EXPECT_EQ(-1, read(self->fd, buf, 47));
+	EXPECT_EQ(EINVAL, errno);
+	memset(buf, 0xff, sizeof(buf));
+	/* Two whole events fit in 136 bytes. */
+	ASSERT_EQ(96, read(self->fd, buf, sizeof(buf)));
+	for (i = 0; i < 2; i++) {
+		memcpy(&ev, buf + 48 * i, sizeof(ev));
+		EXPECT_EQ(sizeof(ev), ev.size);
+		EXPECT_EQ(0, ev.flags);
+		EXPECT_EQ(h[i], ev.handle);
+		EXPECT_EQ(5 + i, ev.time);
+		EXPECT_EQ(50 + i, ev.cookie);
+		EXPECT_TRUE(!memchr(buf + 48 * i + sizeof(ev), 0xff, 48 - sizeof(ev)));
+	}
+	EXPECT_EQ(0xff, buf[96]);	/* nothing past the last whole event */
+	ASSERT_EQ(48, read(self->fd, buf, sizeof(buf)));
+	memcpy(&ev, buf, sizeof(ev));
+	EXPECT_EQ(h[2], ev.handle);
+	/* The largest event size, a page. */
+	c.event_size = PAGE;
+	ASSERT_EQ(0, ioctl(other, TIMEQ_CONFIGURE, &c));
+	ASSERT_EQ(0, insert(other, 1, 9, NULL));
+	ASSERT_EQ(1, advance(other, 2));
+	ASSERT_FALSE(!page);
+	memset(page, 0xff, PAGE);
+	ASSERT_EQ(PAGE, read(other, page, PAGE));
+	memcpy(&ev, page, sizeof(ev));
+	EXPECT_EQ(sizeof(ev), ev.size);
+	EXPECT_EQ(9, ev.cookie);
+	EXPECT_TRUE(!memchr(page + sizeof(ev), 0xff, PAGE - sizeof(ev)));
+	close(other);
+}
+
 TEST_F(dev, cap_counts_unread_events)
 {
 	struct timeq_event ev[4];
@@ -374,7 +781,7 @@ TEST_F(dev, cap_counts_unread_events)
 		ASSERT_EQ(0, insert(self->fd, 10 + i, i, NULL));
 	EXPECT_EQ(-1, insert(self->fd, 10, 9, NULL));
 	EXPECT_EQ(ENOSPC, errno);
-	ASSERT_EQ(0, advance(self->fd, 12, NULL));
+	ASSERT_EQ(2, advance(self->fd, 12));
 	EXPECT_EQ(-1, insert(self->fd, 20, 9, NULL));
 	EXPECT_EQ(ENOSPC, errno);
 	ASSERT_EQ(2 * sizeof(ev[0]), read(self->fd, ev, sizeof(ev)));
@@ -382,7 +789,39 @@ TEST_F(dev, cap_counts_unread_events)
 	EXPECT_EQ(0, insert(self->fd, 20, 9, NULL));
 	EXPECT_EQ(-1, insert(self->fd, 20, 9, NULL));
 	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(6, stats(self->fd).inserted);
 }
+
+/* A blocking read() waits until a signal; then EINTR, nothing consumed. */
+static void on_signal(int sig)
+{
+}
+
+TEST_F(dev, read_interrupted)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old;
+	/* Again and again, so that one comes once read() waits. */
+	struct itimerval it = {
+		.it_interval = { .tv_usec = 10000 },
+		.it_value = { .tv_usec = 10000 },
+	}, off = { };
+	struct timeq_event ev;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));	/* no SA_RESTART */
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EINTR, errno);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &off, NULL));
+	ASSERT_EQ(0, sigaction(SIGALRM, &old, NULL));
+	/* A waiting read() returns the event that comes. */
+	ASSERT_EQ(0, insert(self->fd, 3, 33, NULL));
+	ASSERT_EQ(1, advance(self->fd, 4));
+	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(33, ev.cookie);
+}
+
+/* --- batches --- */
 
 TEST_F(dev, batch_stops_at_first_failure)
 {
@@ -394,18 +833,21 @@ TEST_F(dev, batch_stops_at_first_failure)
 	};
 	struct timeq_batch b = {
 		.size = sizeof(b), .count = 4, .ops = (uintptr_t)ops,
+		.entry_len = sizeof(ops[0]),
 	};
 
 	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
-	EXPECT_EQ(2, b.done);
+	EXPECT_EQ(0, batch(self->fd, ops, 0));
+	ASSERT_EQ(2, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(0, ops[0].result);
 	EXPECT_EQ(0, ops[1].result);
 	EXPECT_NE(0, ops[0].handle);
+	EXPECT_NE(ops[0].handle, ops[1].handle);
 	EXPECT_EQ(-ENOENT, ops[2].result);
 	EXPECT_EQ(0, ops[3].result);
 	EXPECT_EQ(0, ops[3].handle);
 	EXPECT_EQ(2, stats(self->fd).queued);
+	EXPECT_EQ(2, stats(self->fd).inserted);
 	/* The handles it returned work. */
 	ops[0].op = TIMEQ_OP_UPDATE;
 	ops[0].time = 40;
@@ -413,178 +855,482 @@ TEST_F(dev, batch_stops_at_first_failure)
 	ops[1].op = TIMEQ_OP_DELETE;
 	ops[1].time = 0;
 	ops[1].cookie = 0;
-	b.count = 2;
-	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
-	EXPECT_EQ(2, b.done);
+	ASSERT_EQ(2, batch(self->fd, ops, 2));
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
 	EXPECT_EQ(1, stats(self->fd).queued);
 	ops[0].op = 99;
-	b.count = 1;
-	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
-	EXPECT_EQ(0, b.done);
+	ASSERT_EQ(0, batch(self->fd, ops, 1));
 	EXPECT_EQ(-EOPNOTSUPP, ops[0].result);
 	b.count = 4097;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(1, stats(self->fd).queued);
 }
 
-TEST_F(dev, bad_pointers_and_commands)
+/* Every errno an operation of a batch can have, and nothing applied for it. */
+TEST_F(dev, batch_errors)
 {
-	struct timeq_batch b = {
-		.size = sizeof(b), .count = 2, .ops = (uintptr_t)no_access(),
-	};
-
-	ASSERT_TRUE(no_access() != MAP_FAILED);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
-	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, no_access()));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_STATS, NULL));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(struct timeq_event)));
-	EXPECT_EQ(EAGAIN, errno);	/* nothing to copy yet */
-	EXPECT_EQ(-1, ioctl(self->fd, _IO(TIMEQ_TYPE, 0x99), &b));
-	EXPECT_EQ(ENOTTY, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, _IOW('x', 1, int), &b));
-	EXPECT_EQ(ENOTTY, errno);
-	EXPECT_EQ(0, stats(self->fd).queued);
-	/* A read into a bad buffer fails and keeps the event. */
-	ASSERT_EQ(0, insert(self->fd, 5, 0, NULL));
-	ASSERT_EQ(0, advance(self->fd, 6, NULL));
-	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(struct timeq_event)));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(1, stats(self->fd).events);
-}
-
-TEST_F(dev, monotonic_never_early)
-{
-	struct timeq_configure c = {
-		.size = sizeof(c), .clock = TIMEQ_CLOCK_MONOTONIC,
-		.granularity = 1000, .horizon = 10000000,
-	};
-	struct timeq_element e;
-	struct timeq_event ev;
-	__u64 now, seen = 0, last = 0;
-	int i, n = 20;
-
-	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
-	EXPECT_EQ(-1, advance(self->fd, 1, NULL));
-	EXPECT_EQ(EOPNOTSUPP, errno);
-	EXPECT_EQ(-1, element(self->fd, TIMEQ_DELETE_MIN, &e));
-	EXPECT_EQ(EOPNOTSUPP, errno);
-	now = mono_ns() / 1000;
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, insert(self->fd, now + 1000 * (n - i), i, NULL));
-	EXPECT_EQ(-1, insert(self->fd, now + 20000000, 0, NULL));
-	EXPECT_EQ(ERANGE, errno);
-	for (i = 0; i < n; i++) {
-		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
-		EXPECT_GE(mono_ns(), ev.time * 1000) TH_LOG("event %d early", i);
-		EXPECT_LE(last, ev.time);
-		last = ev.time;
-		seen |= 1ULL << ev.cookie;
-	}
-	EXPECT_EQ((1ULL << n) - 1, seen);
-	EXPECT_EQ(0, stats(self->fd).queued);
-}
-
-static int write_file(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-#define FAILSLAB "/sys/kernel/debug/failslab/"
-
-/*
- * Make the next slab allocation of this task fail (failslab, in the debug
- * kernel), run @cmd on @fd with @arg, and give back what it returned and
- * the errno; -2 if this kernel has no failslab.
- */
-static int with_failslab(int fd, unsigned long cmd, void *arg, int *err)
-{
-	int fail, ret;
-
-	if (access(FAILSLAB "probability", W_OK))
-		return -2;
-	fail = open("/proc/self/make-it-fail", O_WRONLY);
-	if (fail < 0 ||
-	    write_file(FAILSLAB "task-filter", "Y") ||
-	    write_file(FAILSLAB "ignore-gfp-wait", "N") ||
-	    write_file(FAILSLAB "verbose", "0") ||
-	    write_file(FAILSLAB "interval", "1") ||
-	    write_file(FAILSLAB "space", "0") ||
-	    write_file(FAILSLAB "times", "1") ||
-	    write_file(FAILSLAB "probability", "100") ||
-	    write(fail, "1", 1) != 1)
-		return -3;
-	ret = ioctl(fd, cmd, arg);
-	*err = errno;
-	if (pwrite(fail, "0", 1, 0) != 1 ||
-	    write_file(FAILSLAB "probability", "0"))
-		ret = -3;
-	close(fail);
-	return ret;
-}
-
-/* An insert that cannot have its memory fails with ENOMEM, changing nothing. */
-TEST_F(dev, enomem_insert_changes_nothing)
-{
-	struct timeq_insert in = { .size = sizeof(in), .time = 5, .cookie = 50 };
-	struct timeq_element e;
-	int ret, err;
+	struct timeq_op op;
 	__u64 h;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, insert(self->fd, 7, 70, &h));
-	ret = with_failslab(self->fd, TIMEQ_INSERT, &in, &err);
-	if (ret == -2)
-		SKIP(return, "no failslab in this kernel");
-	ASSERT_EQ(-1, ret);
-	EXPECT_EQ(ENOMEM, err);
-	EXPECT_EQ(1, stats(self->fd).queued);
-	EXPECT_EQ(1, stats(self->fd).inserted);
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
-	EXPECT_EQ(h, e.handle);
-	EXPECT_EQ(0, insert(self->fd, 5, 50, NULL));
+	ASSERT_EQ(0, configure_manual(self->fd, 100, 100, 2));
+	ASSERT_EQ(0, insert(self->fd, 150, 0, &h));
+#define ONE(_op, _handle, _time, _cookie, _errno) do {			\
+		int __errno = (_errno);					\
+									\
+		memset(&op, 0, sizeof(op));				\
+		op.op = _op;						\
+		op.handle = _handle;					\
+		op.time = _time;					\
+		op.cookie = _cookie;					\
+		EXPECT_EQ(!__errno, batch(self->fd, &op, 1));		\
+		EXPECT_EQ(-__errno, op.result);				\
+	} while (0)
+	ONE(TIMEQ_OP_INSERT, 0, 99, 0, ERANGE);
+	ONE(TIMEQ_OP_INSERT, 0, 200, 0, ERANGE);
+	ONE(TIMEQ_OP_INSERT, 5, 150, 0, EINVAL);	/* out field set */
+	ONE(TIMEQ_OP_UPDATE, h, 200, 0, ERANGE);
+	ONE(TIMEQ_OP_UPDATE, h, 99, 0, ERANGE);
+	ONE(TIMEQ_OP_UPDATE, h + 1, 150, 0, ENOENT);
+	ONE(TIMEQ_OP_UPDATE, h, 150, 1, EINVAL);	/* no cookie */
+	ONE(TIMEQ_OP_DELETE, h + 1, 0, 0, ENOENT);
+	ONE(TIMEQ_OP_DELETE, h, 1, 0, EINVAL);		/* no time */
+	ONE(TIMEQ_OP_DELETE, h, 0, 1, EINVAL);		/* no cookie */
+	ONE(0, 0, 0, 0, EOPNOTSUPP);
+	ONE(TIMEQ_OP_INSERT, 0, 150, 0, 0);		/* the cap is 2 */
+	EXPECT_NE(0, op.handle);
+	ONE(TIMEQ_OP_INSERT, 0, 150, 0, ENOSPC);
+	EXPECT_EQ(0, op.handle);
+#undef ONE
+	/* The result is an out field: it must be zero on input. */
+	memset(&op, 0, sizeof(op));
+	op.op = TIMEQ_OP_DELETE;
+	op.handle = h;
+	op.result = 1;
+	EXPECT_EQ(0, batch(self->fd, &op, 1));
+	EXPECT_EQ(-EINVAL, op.result);
+	EXPECT_EQ(2, stats(self->fd).queued);
+	EXPECT_EQ(2, stats(self->fd).inserted);
+	EXPECT_EQ(100, stats(self->fd).now);
 }
 
-/* So does a configure: the file stays unconfigured, and can be configured. */
-TEST_F(dev, enomem_configure_changes_nothing)
+/* Entries larger than struct timeq_op: the excess must be zero. */
+TEST_F(dev, batch_entry_len)
 {
-	struct timeq_configure c = {
-		.size = sizeof(c), .clock = TIMEQ_CLOCK_MANUAL, .horizon = 1000,
+	struct {
+		struct timeq_op op;
+		__u64 more;
+	} ops[3] = {
+		{ { .op = TIMEQ_OP_INSERT, .time = 1 } },
+		{ { .op = TIMEQ_OP_INSERT, .time = 2 } },
+		{ { .op = TIMEQ_OP_INSERT, .time = 3 }, 1 },
 	};
-	int ret, err;
+	struct timeq_batch b = {
+		.size = sizeof(b), .count = 3, .ops = (uintptr_t)ops,
+		.entry_len = sizeof(ops[0]),
+	};
 
-	ret = with_failslab(self->fd, TIMEQ_CONFIGURE, &c, &err);
-	if (ret == -2)
-		SKIP(return, "no failslab in this kernel");
-	ASSERT_EQ(-1, ret);
-	EXPECT_EQ(ENOMEM, err);
-	EXPECT_EQ(0, stats(self->fd).configured);
-	EXPECT_EQ(-1, insert(self->fd, 1, 0, NULL));
-	EXPECT_EQ(EBADFD, errno);
-	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
-	EXPECT_EQ(0, insert(self->fd, 1, 0, NULL));
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 100, 0));
+	ASSERT_EQ(2, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_NE(0, ops[0].op.handle);
+	EXPECT_NE(0, ops[1].op.handle);
+	EXPECT_EQ(0, ops[1].op.result);
+	EXPECT_EQ(-E2BIG, ops[2].op.result);
+	EXPECT_EQ(0, ops[2].op.handle);
+	EXPECT_EQ(2, stats(self->fd).queued);
+	b.entry_len = TIMEQ_OP_SIZE_VER0 - 8;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.entry_len = TIMEQ_OP_SIZE_VER0 + 4;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.entry_len = PAGE + 8;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(E2BIG, errno);
+	b.entry_len = sizeof(ops[0]);
+	b.__reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(2, stats(self->fd).queued);
 }
 
-/* Reserved fields must be zero, in every command that has one. */
-TEST_F(dev, reserved_fields)
+/* --- results that cannot be written --- */
+
+/*
+ * A command whose out fields are in a read-only page fails with EFAULT
+ * and changes nothing; one without out fields works from a read-only
+ * page. The structure is readable, so the command gets as far as
+ * delivering its result.
+ */
+TEST_F(dev, readonly_results_change_nothing)
+{
+	char *p = pages(1);
+	struct timeq_insert *in = (struct timeq_insert *)p;
+	struct timeq_element *e = (struct timeq_element *)(p + 64);
+	struct timeq_stats *st = (struct timeq_stats *)(p + 128);
+	struct timeq_delete *del = (struct timeq_delete *)(p + 256);
+	struct timeq_update *up = (struct timeq_update *)(p + 320);
+	struct timeq_advance *adv = (struct timeq_advance *)(p + 384);
+	struct timeq_configure *c = (struct timeq_configure *)(p + 448);
+	struct timeq_element got;
+	int i, other = open(DEV, O_RDWR);
+	__u64 h, h2;
+
+	ASSERT_GE(other, 0);
+	ASSERT_FALSE(!p);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 1));
+	in->size = sizeof(*in);
+	in->time = 5;
+	in->cookie = 50;
+	e->size = sizeof(*e);
+	st->size = sizeof(*st);
+	c->size = sizeof(*c);
+	c->horizon = 10;
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	/* The cap is 1: an insert that left anything behind would use it. */
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, in));
+		EXPECT_EQ(EFAULT, errno);
+	}
+	EXPECT_EQ(0, stats(self->fd).queued);
+	EXPECT_EQ(0, stats(self->fd).inserted);
+	ASSERT_EQ(0, insert(self->fd, 5, 50, &h));
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_MIN, e));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_STATS, st));
+	EXPECT_EQ(EFAULT, errno);
+	/* A delete-min that cannot report its element keeps it. */
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_DELETE_MIN, e));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(0, stats(self->fd).now);
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &got));
+	EXPECT_EQ(h, got.handle);
+	/* Commands without out fields only read. */
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
+	up->size = sizeof(*up);
+	up->handle = h;
+	up->time = 8;
+	adv->size = sizeof(*adv);
+	adv->time = 6;
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_UPDATE, up));
+	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_ADVANCE, adv));
+	EXPECT_EQ(6, stats(self->fd).now);
+	EXPECT_EQ(0, ioctl(other, TIMEQ_CONFIGURE, c));
+	EXPECT_EQ(10, stats(other).horizon);
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
+	del->size = sizeof(*del);
+	del->handle = h;
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_DELETE, del));
+	EXPECT_EQ(0, stats(self->fd).queued);
+	/* The same on the monotonic clock. */
+	ASSERT_EQ(0, insert(other, 5, 0, &h2));
+	close(other);
+	other = open(DEV, O_RDWR);
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(0, configure_mono(other, 1000000, 1000000));
+	EXPECT_EQ(-1, ioctl(other, TIMEQ_INSERT, in));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, stats(other).queued);
+	EXPECT_EQ(0, stats(other).events);
+	EXPECT_EQ(0, stats(other).inserted);
+	close(other);
+}
+
+/*
+ * A batch whose entries run from a writable page into a read-only one:
+ * the operations whose results can be written are applied, the rest not.
+ * Entry 3 straddles the two pages, its result writable and its handle
+ * not, so it is not applied either.
+ */
+TEST_F(dev, readonly_batch_applies_what_it_reports)
+{
+	char *p = pages(2);
+	struct timeq_op *ops = (struct timeq_op *)(p + PAGE - 3 * 32 - 8);
+	int i;
+
+	ASSERT_FALSE(!p);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	for (i = 0; i < 6; i++) {
+		ops[i].op = TIMEQ_OP_INSERT;
+		ops[i].time = 10 + i;
+		ops[i].cookie = i;
+	}
+	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_READ));
+	ASSERT_EQ(3, batch(self->fd, ops, 6));
+	EXPECT_EQ(3, stats(self->fd).queued);
+	EXPECT_EQ(3, stats(self->fd).inserted);
+	EXPECT_EQ(0, ops[3].result);
+	EXPECT_EQ(0, ops[3].handle);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, ops[i].result);
+		EXPECT_EQ(0, delete(self->fd, ops[i].handle));
+	}
+	/* Entirely read-only: EFAULT, nothing applied. */
+	ops = (struct timeq_op *)(p + PAGE);
+	EXPECT_EQ(-1, batch(self->fd, ops, 2));
+	EXPECT_EQ(EFAULT, errno);
+	/* Not readable at all. */
+	EXPECT_EQ(-1, batch(self->fd, no_access(), 2));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, stats(self->fd).queued);
+	EXPECT_EQ(3, stats(self->fd).inserted);
+}
+
+/* A read() into a buffer that faults part way returns what it wrote. */
+TEST_F(dev, read_fault_consumes_only_what_it_wrote)
+{
+	char *p = pages(2);
+	struct timeq_event *ev = (struct timeq_event *)(p + PAGE - 2 * 32);
+	int i;
+
+	ASSERT_FALSE(!p);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, insert(self->fd, 1 + i, i, NULL));
+	ASSERT_EQ(3, advance(self->fd, 10));
+	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_READ));
+	ASSERT_EQ(2 * sizeof(*ev), read(self->fd, ev, 4 * sizeof(*ev)));
+	EXPECT_EQ(0, ev[0].cookie);
+	EXPECT_EQ(1, ev[1].cookie);
+	EXPECT_EQ(1, stats(self->fd).events);
+	EXPECT_EQ(-1, read(self->fd, p + PAGE, sizeof(*ev)));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(*ev)));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, stats(self->fd).events);
+	ASSERT_EQ(sizeof(*ev), read(self->fd, p, sizeof(*ev)));
+	EXPECT_EQ(2, ((struct timeq_event *)p)->cookie);
+	EXPECT_EQ(0, stats(self->fd).events);
+}
+
+/*
+ * The race of issue 13: another thread makes the result page read-only
+ * and writable again, over and over, while inserts, batches of inserts
+ * and delete-mins write their results there. Whatever the interleaving,
+ * a call that fails changed nothing, and one that succeeded did exactly
+ * what it reported: checked against a model after every call, and at the
+ * end by draining the queue in order. The page is a memfd mapped twice:
+ * the kernel writes through the mapping that flips, this thread through
+ * one that stays writable.
+ */
+#define RACE_CALLS	3000
+
+struct race_elem {
+	__u64	handle;
+	__u64	time;
+	__u64	cookie;
+	__u64	seq;
+};
+
+struct race {
+	char	*flip;
+	int	stop;
+	long	flips;
+};
+
+static void *race_flipper(void *arg)
+{
+	struct race *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		if (mprotect(r->flip, PAGE, PROT_READ) ||
+		    mprotect(r->flip, PAGE, PROT_READ | PROT_WRITE))
+			return (void *)1;
+		r->flips++;
+	}
+	return NULL;
+}
+
+/* The model's minimum: earliest time, first inserted among equals. */
+static int race_min(struct race_elem *m, int n)
+{
+	int i, best = -1;
+
+	for (i = 0; i < n; i++)
+		if (best < 0 || m[i].time < m[best].time ||
+		    (m[i].time == m[best].time && m[i].seq < m[best].seq))
+			best = i;
+	return best;
+}
+
+TEST_F_TIMEOUT(dev, copy_out_race_changes_nothing, SLOW_TIMEOUT)
+{
+	static struct race_elem m[2 * RACE_CALLS];
+	struct race r = { };
+	struct timeq_batch b = {
+		.size = sizeof(b), .count = 2, .entry_len = sizeof(struct timeq_op),
+	};
+	int memfd = memfd_create("timeq-race", 0), n = 0, i, k, at, ret;
+	__u64 seq = 0, now = 0, inserted = 0, faults[3] = { 0 };
+	struct timeq_element *e, got;
+	struct timeq_insert *in;
+	struct timeq_op *ops;
+	struct timeq_stats st;
+	pthread_t flipper;
+	char *rw;
+	void *res;
+
+	ASSERT_GE(memfd, 0);
+	ASSERT_EQ(0, ftruncate(memfd, PAGE));
+	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	r.flip = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	ASSERT_TRUE(rw != MAP_FAILED);
+	ASSERT_TRUE(r.flip != MAP_FAILED);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, pthread_create(&flipper, NULL, race_flipper, &r));
+	for (i = 0; i < RACE_CALLS; i++) {
+		memset(rw, 0, PAGE);
+		switch (i % 3) {
+		case 0:
+			in = (struct timeq_insert *)rw;
+			in->size = sizeof(*in);
+			in->time = now + 1 + (i * 7) % 500;
+			in->cookie = i;
+			ret = ioctl(self->fd, TIMEQ_INSERT, r.flip);
+			if (!ret) {
+				m[n++] = (struct race_elem){
+					in->handle, in->time, i, seq++ };
+				inserted++;
+			}
+			break;
+		case 1:
+			ops = (struct timeq_op *)rw;
+			for (k = 0; k < 2; k++) {
+				ops[k].op = TIMEQ_OP_INSERT;
+				ops[k].time = now + 1 + (i * 13 + k) % 500;
+				ops[k].cookie = (__u64)i << 1 | k;
+			}
+			b.ops = (uintptr_t)r.flip;
+			ret = ioctl(self->fd, TIMEQ_BATCH, &b);
+			/* Stopped early only for an entry it could not write. */
+			ASSERT_TRUE(ret == 1 || ret == 2 ||
+				    (ret == -1 && errno == EFAULT))
+				TH_LOG("batch returned %d", ret);
+			for (k = 0; k < ret; k++) {
+				ASSERT_EQ(0, ops[k].result);
+				m[n++] = (struct race_elem){ ops[k].handle,
+					ops[k].time, ops[k].cookie, seq++ };
+				inserted++;
+			}
+			ret = ret == 2 ? 0 : -1;
+			errno = EFAULT;
+			break;
+		default:
+			e = (struct timeq_element *)rw;
+			e->size = sizeof(*e);
+			ret = ioctl(self->fd, TIMEQ_DELETE_MIN, r.flip);
+			if (ret && !n) {
+				/* Empty: said before any result is written. */
+				ASSERT_EQ(ENODATA, errno);
+				ret = 0;
+			} else if (!ret) {
+				at = race_min(m, n);
+				ASSERT_LE(0, at);
+				EXPECT_EQ(m[at].handle, e->handle);
+				EXPECT_EQ(m[at].time, e->time);
+				EXPECT_EQ(m[at].cookie, e->cookie);
+				now = m[at].time;
+				m[at] = m[--n];
+			}
+			break;
+		}
+		if (ret) {
+			ASSERT_EQ(EFAULT, errno);
+			faults[i % 3]++;
+		}
+		st = stats(self->fd);
+		ASSERT_EQ(n, st.queued) TH_LOG("call %d", i);
+		ASSERT_EQ(inserted, st.inserted) TH_LOG("call %d", i);
+		ASSERT_EQ(now, st.now) TH_LOG("call %d", i);
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, pthread_join(flipper, &res));
+	EXPECT_TRUE(!res);
+	while (!element(self->fd, TIMEQ_DELETE_MIN, &got)) {
+		at = race_min(m, n);
+		ASSERT_LE(0, at);
+		EXPECT_EQ(m[at].handle, got.handle);
+		EXPECT_EQ(m[at].cookie, got.cookie);
+		m[at] = m[--n];
+	}
+	EXPECT_EQ(ENODATA, errno);
+	EXPECT_EQ(0, n);
+	TH_LOG("%d calls, %ld flips: EFAULT from %llu inserts, %llu batches, %llu delete-mins",
+	       RACE_CALLS, r.flips, (unsigned long long)faults[0],
+	       (unsigned long long)faults[1], (unsigned long long)faults[2]);
+}
+
+/* --- bad pointers, unknown commands, reserved and out fields --- */
+
+TEST_F(dev, bad_pointers_every_command)
+{
+	struct timeq_event ev;
+	unsigned int i;
+
+	ASSERT_TRUE(no_access() != MAP_FAILED);
+	for (i = 0; i < NCOMMANDS; i++) {
+		EXPECT_EQ(-1, ioctl(self->fd, commands[i].cmd, NULL));
+		EXPECT_EQ(EFAULT, errno) TH_LOG("%s NULL", commands[i].name);
+		EXPECT_EQ(-1, ioctl(self->fd, commands[i].cmd, no_access()));
+		EXPECT_EQ(EFAULT, errno) TH_LOG("%s PROT_NONE", commands[i].name);
+	}
+	EXPECT_EQ(0, stats(self->fd).configured);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	for (i = 1; i < NCOMMANDS; i++) {
+		EXPECT_EQ(-1, ioctl(self->fd, commands[i].cmd, NULL));
+		EXPECT_EQ(EFAULT, errno) TH_LOG("%s NULL", commands[i].name);
+	}
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);	/* nothing to copy yet */
+	ASSERT_EQ(0, insert(self->fd, 5, 0, NULL));
+	ASSERT_EQ(1, advance(self->fd, 6));
+	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(ev)));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, stats(self->fd).events);
+	EXPECT_EQ(0, stats(self->fd).queued);
+}
+
+TEST_F(dev, unknown_commands)
+{
+	struct timeq_stats st = { .size = sizeof(st) };
+
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(TIMEQ_TYPE, 0x99), &st));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(TIMEQ_TYPE, 0x7f), &st));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IO(TIMEQ_TYPE, TIMEQ_CMD_BATCH + 1), &st));
+	EXPECT_EQ(ENOTTY, errno);
+	/* A known number with a direction or a size is another command. */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(TIMEQ_TYPE, TIMEQ_CMD_STATS,
+					    struct timeq_stats), &st));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IO('x', TIMEQ_CMD_STATS), &st));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOW('x', 1, int), &st));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_STATS, &st));
+}
+
+/* Reserved fields, and out fields on input, must be zero, in every command. */
+TEST_F(dev, reserved_and_out_fields)
 {
 	struct timeq_insert in = { .size = sizeof(in), .__reserved = 1, .time = 5 };
 	struct timeq_delete del = { .size = sizeof(del), .__reserved = 1 };
 	struct timeq_update up = { .size = sizeof(up), .__reserved = 1 };
 	struct timeq_element e = { .size = sizeof(e), .__reserved = 1 };
 	struct timeq_advance adv = { .size = sizeof(adv), .__reserved = 1, .time = 9 };
-	struct timeq_batch b = { .size = sizeof(b), .__reserved = 1 };
-	struct timeq_op op = { .op = TIMEQ_OP_DELETE, .cookie = 1 };
+	struct timeq_batch b = {
+		.size = sizeof(b), .__reserved = 1,
+		.entry_len = sizeof(struct timeq_op),
+	};
+	struct timeq_stats st = { .size = sizeof(st) };
+	unsigned int i;
 	__u64 h;
 
 	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
@@ -606,25 +1352,618 @@ TEST_F(dev, reserved_fields)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(EINVAL, errno);
-	/* A delete in a batch takes no cookie. */
-	op.handle = h;
-	b.__reserved = 0;
-	b.count = 1;
-	b.ops = (uintptr_t)&op;
-	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_BATCH, &b));
-	EXPECT_EQ(0, b.done);
-	EXPECT_EQ(-EINVAL, op.result);
+	/* Out fields. */
+	in.__reserved = 0;
+	in.handle = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, &in));
+	EXPECT_EQ(EINVAL, errno);
+	for (i = 0; i < 3; i++) {
+		memset(&e, 0, sizeof(e));
+		e.size = sizeof(e);
+		(&e.handle)[i] = 1;
+		EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_MIN, &e));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_DELETE_MIN, &e));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	for (i = sizeof(__u32); i < sizeof(st); i += sizeof(__u32)) {
+		memset(&st, 0, sizeof(st));
+		st.size = sizeof(st);
+		((__u32 *)&st)[i / sizeof(__u32)] = 1;
+		EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_STATS, &st));
+		EXPECT_EQ(EINVAL, errno) TH_LOG("stats word %u", i / 4);
+	}
 	/* Nothing changed. */
 	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(1, stats(self->fd).inserted);
 	EXPECT_EQ(0, stats(self->fd).now);
 	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(5, e.time);
+	EXPECT_EQ(h, e.handle);
+}
+
+/* --- the monotonic clock --- */
+
+TEST_F(dev, monotonic_never_early)
+{
+	struct timeq_element e;
+	struct timeq_event ev;
+	__u64 now, seen = 0, last = 0;
+	int i, n = 20;
+
+	ASSERT_EQ(0, configure_mono(self->fd, 1000, 10000000));
+	EXPECT_EQ(-1, advance(self->fd, 1));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, element(self->fd, TIMEQ_DELETE_MIN, &e));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	now = mono_ns() / 1000;
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, insert(self->fd, now + 1000 * (n - i), i, NULL));
+	EXPECT_EQ(-1, insert(self->fd, now + 20000000, 0, NULL));
+	EXPECT_EQ(ERANGE, errno);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		EXPECT_GE(mono_ns(), ev.time * 1000) TH_LOG("event %d early", i);
+		EXPECT_LE(last, ev.time);
+		last = ev.time;
+		seen |= 1ULL << ev.cookie;
+	}
+	EXPECT_EQ((1ULL << n) - 1, seen);
+	EXPECT_EQ(0, stats(self->fd).queued);
+	EXPECT_EQ(n, stats(self->fd).expired);
+}
+
+/*
+ * The window on the monotonic clock: a time at or before the current
+ * tick is taken whatever the horizon, and queued at the clock; one at or
+ * beyond the tick plus the horizon (plus the one tick the expiry may set
+ * the clock ahead) is refused. Ticks of a second, so that the tick moves
+ * rarely during a call; an attempt during which it moved is made again.
+ */
+TEST_F(dev, monotonic_window)
+{
+	const __u64 gran = 1000000000, horizon = 4;
+	struct timeq_event ev;
+	__u64 tick, asked[3], h;
+	int i, tries, refused = 0;
+
+	ASSERT_EQ(0, configure_mono(self->fd, gran, horizon));
+	tick = mono_ns() / gran;
+	asked[0] = 0;
+	asked[1] = tick - 1;
+	asked[2] = tick;
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, insert(self->fd, asked[i], i, NULL));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		EXPECT_LE(asked[ev.cookie], ev.time);
+		EXPECT_LE(tick, ev.time);	/* queued at the clock */
+		EXPECT_GE(mono_ns(), ev.time * gran);
+	}
+	for (tries = 0; tries < 100 && !refused; tries++) {
+		tick = mono_ns() / gran;
+		if (insert(self->fd, tick + horizon + 1, 0, &h))
+			refused = errno;
+		else
+			ASSERT_EQ(0, delete(self->fd, h));
+		if (mono_ns() / gran != tick)
+			refused = 0;
+	}
+	EXPECT_EQ(ERANGE, refused);
+	ASSERT_EQ(0, insert(self->fd, mono_ns() / gran + horizon - 1, 0, &h));
+	EXPECT_EQ(0, update(self->fd, h, 0));	/* now: it expires */
+	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(0, stats(self->fd).queued);
+}
+
+/*
+ * Deletes and updates racing the expiry. First one at a time: each element
+ * is inserted due now or a few ticks later, then deleted, or moved far
+ * ahead (and then deleted), at once. Then a storm: elements all due at
+ * one tick, deleted by batches while the workqueue expires them. Whichever
+ * wins, every element ends exactly once: deleted or moved (no event ever),
+ * or expired (one event, and the delete or update said ENOENT).
+ */
+#define EXPIRY_RACE	600
+#define EXPIRY_STORM	1000
+
+static void expect_events(struct __test_metadata *_metadata, int fd,
+			  const char *fate, const __u64 *handle, int n,
+			  int expected)
+{
+	static char seen[EXPIRY_STORM];
+	struct timeq_event ev;
+	int got = 0;
+
+	memset(seen, 0, sizeof(seen));
+	while (got < expected) {
+		ASSERT_EQ(sizeof(ev), read(fd, &ev, sizeof(ev)));
+		ASSERT_GT(n, ev.cookie);
+		EXPECT_EQ('e', fate[ev.cookie])
+			TH_LOG("element %llu", (unsigned long long)ev.cookie);
+		EXPECT_EQ(handle[ev.cookie], ev.handle);
+		EXPECT_EQ(0, seen[ev.cookie]);
+		seen[ev.cookie] = 1;
+		got++;
+	}
+}
+
+TEST_F_TIMEOUT(dev, monotonic_expiry_races_delete_and_update, SLOW_TIMEOUT)
+{
+	const __u64 gran = 10000;	/* 10 us */
+	static char fate[EXPIRY_STORM];	/* 'd'eleted, 'm'oved, 'e'xpired */
+	static __u64 handle[EXPIRY_STORM];
+	static struct timeq_op ops[EXPIRY_STORM];
+	int i, j, ret, expected = 0, moved = 0, stopped = 0;
+	__u64 tick;
+	struct timeq_stats st;
+
+	ASSERT_EQ(0, configure_mono(self->fd, gran, 1 << 20));
+	for (i = 0; i < EXPIRY_RACE; i++) {
+		tick = mono_ns() / gran;
+		ASSERT_EQ(0, insert(self->fd, tick + i % 7 * 3, i, &handle[i]));
+		if (i % 2 ? !delete(self->fd, handle[i]) :
+			    !update(self->fd, handle[i], tick + (1 << 19))) {
+			fate[i] = i % 2 ? 'd' : 'm';
+			/* Moved 5 s ahead: it is still there to delete. */
+			if (fate[i] == 'm')
+				ASSERT_EQ(0, delete(self->fd, handle[i]));
+			moved += fate[i] == 'm';
+		} else {
+			ASSERT_EQ(ENOENT, errno);
+			fate[i] = 'e';
+			expected++;
+		}
+	}
+	expect_events(_metadata, self->fd, fate, handle, EXPIRY_RACE, expected);
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.queued);
+	EXPECT_EQ(0, st.events);
+	EXPECT_EQ(expected, st.expired);
+	TH_LOG("one by one, %d elements: %d expired first, %d moved, %d deleted",
+	       EXPIRY_RACE, expected, moved, EXPIRY_RACE - expected - moved);
+
+	/*
+	 * The storm: due a second from now. The deletes start 1 ms before,
+	 * to meet the expiry: aimed at it, not synchronised with it, as
+	 * the outcome is checked whatever it is.
+	 */
+	tick = mono_ns() / gran + 100000;
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < EXPIRY_STORM; i++) {
+		ops[i].op = TIMEQ_OP_INSERT;
+		ops[i].time = tick;
+		ops[i].cookie = i;
+	}
+	ASSERT_EQ(EXPIRY_STORM, batch(self->fd, ops, EXPIRY_STORM));
+	for (i = 0; i < EXPIRY_STORM; i++)
+		handle[i] = ops[i].handle;
+	while (mono_ns() < (tick - 100) * gran)
+		;
+	memset(fate, 'd', sizeof(fate));
+	expected = 0;
+	for (i = 0; i < EXPIRY_STORM; i = j + 1) {
+		memset(ops, 0, sizeof(ops));
+		for (j = i; j < EXPIRY_STORM; j++) {
+			ops[j].op = TIMEQ_OP_DELETE;
+			ops[j].handle = handle[j];
+		}
+		ret = batch(self->fd, ops + i, EXPIRY_STORM - i);
+		ASSERT_LE(0, ret);
+		j = i + ret;
+		if (j < EXPIRY_STORM) {
+			/* Stopped: that one had expired. */
+			ASSERT_EQ(-ENOENT, ops[j].result);
+			fate[j] = 'e';
+			expected++;
+			stopped++;
+		}
+	}
+	expect_events(_metadata, self->fd, fate, handle, EXPIRY_STORM, expected);
+	st = stats(self->fd);
+	EXPECT_EQ(0, st.queued);
+	EXPECT_EQ(0, st.events);
+	EXPECT_EQ(EXPIRY_RACE + EXPIRY_STORM, st.inserted);
+	TH_LOG("storm of %d: %d expired first, %d deleted", EXPIRY_STORM,
+	       expected, EXPIRY_STORM - expected);
+}
+
+/*
+ * Stats is one snapshot: while elements expire, every call counts each
+ * element once, as queued or as an event.
+ */
+#define SNAPSHOT_ELEMS	200
+
+TEST_F_TIMEOUT(dev, monotonic_stats_snapshot, SLOW_TIMEOUT)
+{
+	const __u64 gran = 1000;
+	struct timeq_event ev;
+	struct timeq_stats st;
+	__u64 tick, calls = 0, mixed = 0;
+	static char seen[SNAPSHOT_ELEMS];
+	int i;
+
+	memset(seen, 0, sizeof(seen));
+	ASSERT_EQ(0, configure_mono(self->fd, gran, 1 << 24));
+	tick = mono_ns() / gran;
+	/* A millisecond apart, from 10 ms after the inserts began. */
+	for (i = 0; i < SNAPSHOT_ELEMS; i++)
+		ASSERT_EQ(0, insert(self->fd, tick + 10000 + 1000 * i, i, NULL));
+	do {
+		st = stats(self->fd);
+		ASSERT_EQ(SNAPSHOT_ELEMS, st.queued + st.events)
+			TH_LOG("queued %llu, events %llu",
+			       (unsigned long long)st.queued,
+			       (unsigned long long)st.events);
+		ASSERT_EQ(st.events, st.expired);
+		ASSERT_EQ(SNAPSHOT_ELEMS, st.inserted);
+		calls++;
+		mixed += st.queued && st.events;
+	} while (st.events < SNAPSHOT_ELEMS);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	for (i = 0; i < SNAPSHOT_ELEMS; i++) {
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		ASSERT_GT(SNAPSHOT_ELEMS, ev.cookie);
+		EXPECT_EQ(0, seen[ev.cookie]);
+		seen[ev.cookie] = 1;
+	}
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	TH_LOG("%llu snapshots, %llu of them mid-expiry", (unsigned long long)calls,
+	       (unsigned long long)mixed);
+}
+
+/* --- ENOMEM at every allocation, through fail-nth --- */
+
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+
+struct failslab {
+	char	gfp_wait[8];
+	char	verbose[8];
+};
+
+/*
+ * Let failslab fail GFP_KERNEL allocations, quietly, for
+ * /proc/thread-self/fail-nth; -1 if this kernel cannot.
+ */
+static int failslab_on(struct failslab *saved)
+{
+	if (access("/proc/thread-self/fail-nth", W_OK) ||
+	    read_file(FAILSLAB "ignore-gfp-wait", saved->gfp_wait,
+		      sizeof(saved->gfp_wait)) ||
+	    read_file(FAILSLAB "verbose", saved->verbose,
+		      sizeof(saved->verbose)))
+		return -1;
+	if (write_file(FAILSLAB "ignore-gfp-wait", "N") ||
+	    write_file(FAILSLAB "verbose", "0"))
+		return -1;
+	return 0;
+}
+
+static void failslab_off(struct failslab *saved)
+{
+	write_file(FAILSLAB "ignore-gfp-wait", saved->gfp_wait);
+	write_file(FAILSLAB "verbose", saved->verbose);
+}
+
+/*
+ * ioctl(@fd, @cmd, @arg) with the @nth fault-injection point of this
+ * thread failing; *@injected says whether the call got that far. -2 if
+ * fail-nth could not be set.
+ */
+static int ioctl_nth(int fd, unsigned long cmd, void *arg, int nth,
+		     int *injected, int *err)
+{
+	int fail = open("/proc/thread-self/fail-nth", O_RDWR), ret;
+	char buf[16];
+
+	if (fail < 0)
+		return -2;
+	snprintf(buf, sizeof(buf), "%d", nth);
+	if (write(fail, buf, strlen(buf)) != (ssize_t)strlen(buf)) {
+		close(fail);
+		return -2;
+	}
+	ret = ioctl(fd, cmd, arg);
+	*err = errno;
+	memset(buf, 0, sizeof(buf));
+	if (pread(fail, buf, sizeof(buf) - 1, 0) <= 0)
+		ret = -2;
+	*injected = atoi(buf) == 0;
+	if (pwrite(fail, "0", 1, 0) != 1)
+		ret = -2;
+	close(fail);
+	return ret;
+}
+
+/* TIMEQ_CONFIGURE with each of its allocations failing in turn. */
+TEST(enomem_configure_changes_nothing)
+{
+	struct timeq_configure c = {
+		.size = sizeof(c), .clock = TIMEQ_CLOCK_MONOTONIC,
+		.granularity = 1000, .horizon = 1 << 20,
+	};
+	struct failslab saved;
+	int nth, ret, injected, err, fd, failed = 0;
+
+	if (failslab_on(&saved))
+		SKIP(return, "no failslab or fail-nth in this kernel");
+	for (nth = 1; nth < 100; nth++) {
+		fd = open(DEV, O_RDWR);
+		ASSERT_GE(fd, 0);
+		ret = ioctl_nth(fd, TIMEQ_CONFIGURE, &c, nth, &injected, &err);
+		ASSERT_NE(-2, ret);
+		if (ret) {
+			EXPECT_EQ(ENOMEM, err) TH_LOG("allocation %d", nth);
+			EXPECT_EQ(0, stats(fd).configured);
+			EXPECT_EQ(-1, insert(fd, 1, 0, NULL));
+			EXPECT_EQ(EBADFD, errno);
+			failed++;
+		}
+		/* Whatever happened, the file can still be configured. */
+		if (ret)
+			EXPECT_EQ(0, ioctl(fd, TIMEQ_CONFIGURE, &c));
+		EXPECT_EQ(0, insert(fd, 0, 0, NULL));
+		close(fd);
+		if (!ret && !injected)
+			break;
+	}
+	failslab_off(&saved);
+	EXPECT_LT(nth, 100);
+	EXPECT_LT(0, failed);
+	TH_LOG("%d allocation points, %d failed with ENOMEM", nth - 1, failed);
+}
+
+/* TIMEQ_INSERT, and a batch of two inserts, the same way. */
+TEST_F(dev, enomem_insert_changes_nothing)
+{
+	struct timeq_insert in = { .size = sizeof(in), .time = 5, .cookie = 50 };
+	struct timeq_op ops[2];
+	struct timeq_batch b = {
+		.size = sizeof(b), .count = 2, .ops = (uintptr_t)ops,
+		.entry_len = sizeof(ops[0]),
+	};
+	struct failslab saved;
+	int nth, ret, injected, err, failed = 0, k;
+	struct timeq_element e;
+	struct timeq_stats st;
+	__u64 h;
+
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, insert(self->fd, 7, 70, &h));
+	if (failslab_on(&saved))
+		SKIP(return, "no failslab or fail-nth in this kernel");
+	for (nth = 1; nth < 100; nth++) {
+		in.handle = 0;
+		ret = ioctl_nth(self->fd, TIMEQ_INSERT, &in, nth, &injected, &err);
+		ASSERT_NE(-2, ret);
+		st = stats(self->fd);
+		if (ret) {
+			EXPECT_EQ(ENOMEM, err);
+			EXPECT_EQ(1, st.queued);
+			failed++;
+		} else {
+			EXPECT_EQ(2, st.queued);
+			EXPECT_EQ(0, delete(self->fd, in.handle));
+		}
+		if (!ret && !injected)
+			break;
+	}
+	EXPECT_LT(nth, 100);
+	EXPECT_LT(0, failed);
+	for (nth = 1; nth < 100; nth++) {
+		memset(ops, 0, sizeof(ops));
+		for (k = 0; k < 2; k++) {
+			ops[k].op = TIMEQ_OP_INSERT;
+			ops[k].time = 8 + k;
+		}
+		ret = ioctl_nth(self->fd, TIMEQ_BATCH, &b, nth, &injected, &err);
+		ASSERT_LE(0, ret) TH_LOG("batch: %s", strerror(err));
+		st = stats(self->fd);
+		EXPECT_EQ(1 + ret, st.queued);
+		for (k = 0; k < ret; k++)
+			EXPECT_EQ(0, delete(self->fd, ops[k].handle));
+		if (ret < 2)
+			EXPECT_EQ(-ENOMEM, ops[ret].result);
+		if (ret == 2 && !injected)
+			break;
+	}
+	failslab_off(&saved);
+	EXPECT_LT(nth, 100);
+	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(h, e.handle);
+	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(0, insert(self->fd, 5, 50, NULL));
+}
+
+/* --- per-user limits, as uid 65534 --- */
+
+#define NOBODY	65534
+
+FIXTURE(limits) {
+	char	files[32];
+	char	elements[32];
+	int	saved;
+};
+
+FIXTURE_SETUP(limits)
+{
+	int fd = open(DEV, O_RDWR);
+
+	ASSERT_GE(fd, 0);
+	close(fd);
+	if (geteuid() != 0)
+		SKIP(return, "needs root, to set the limits and become uid %d",
+		     NOBODY);
+	ASSERT_EQ(0, read_file(PARAM "max_user_files", self->files,
+			       sizeof(self->files)));
+	ASSERT_EQ(0, read_file(PARAM "max_user_elements", self->elements,
+			       sizeof(self->elements)));
+	self->saved = 1;
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	if (self->saved) {
+		write_file(PARAM "max_user_files", self->files);
+		write_file(PARAM "max_user_elements", self->elements);
+	}
+}
+
+/* In a child that is uid 65534: the line of the first check that fails. */
+#define CHILD_CHECK(cond) do {						\
+		if (!(cond)) {						\
+			fprintf(stderr, "uid %d, line %d: %s (%s)\n",	\
+				NOBODY, __LINE__, #cond, strerror(errno)); \
+			_exit(1);					\
+		}							\
+	} while (0)
+
+static void become_nobody(void)
+{
+	CHILD_CHECK(setgid(NOBODY) == 0);
+	CHILD_CHECK(setuid(NOBODY) == 0);
+}
+
+/* Wait for a child; its exit status. */
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* uid 65534 configures up to max_user_files files; root is not counted. */
+TEST_F(limits, files_per_user)
+{
+	int go[2], ready[2], fd, mine;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_file(PARAM "max_user_files", "3"));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int f[5], i;
+
+		become_nobody();
+		for (i = 0; i < 5; i++)
+			CHILD_CHECK((f[i] = open(DEV, O_RDWR)) >= 0);
+		for (i = 0; i < 3; i++)
+			CHILD_CHECK(!configure_manual(f[i], 0, 100, 0));
+		CHILD_CHECK(configure_manual(f[3], 0, 100, 0) == -1 &&
+			    errno == EMFILE);
+		CHILD_CHECK(stats(f[3]).configured == 0);
+		/* Unconfigured files are not counted, and still work. */
+		CHILD_CHECK(stats(f[4]).size == sizeof(struct timeq_stats));
+		close(f[0]);
+		CHILD_CHECK(!configure_manual(f[3], 0, 100, 0));
+		CHILD_CHECK(configure_manual(f[4], 0, 100, 0) == -1 &&
+			    errno == EMFILE);
+		/* At the limit: root configures a file meanwhile. */
+		CHILD_CHECK(write(ready[1], "r", 1) == 1);
+		CHILD_CHECK(read(go[0], &c, 1) == 1);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	fd = open(DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, configure_manual(fd, 0, 100, 0));
+	close(fd);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, reap(pid));
+	/* Its files closed with it: uid 65534 has all three again. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int i;
+
+		become_nobody();
+		for (i = 0; i < 3; i++) {
+			CHILD_CHECK((mine = open(DEV, O_RDWR)) >= 0);
+			CHILD_CHECK(!configure_manual(mine, 0, 100, 0));
+		}
+		CHILD_CHECK((mine = open(DEV, O_RDWR)) >= 0);
+		CHILD_CHECK(configure_manual(mine, 0, 100, 0) == -1 &&
+			    errno == EMFILE);
+		_exit(0);
+	}
+	EXPECT_EQ(0, reap(pid));
+}
+
+/* uid 65534 holds up to max_user_elements over all its files. */
+TEST_F(limits, elements_per_user)
+{
+	int go[2], ready[2], fd, i;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_file(PARAM "max_user_elements", "10"));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct timeq_op op = { .op = TIMEQ_OP_INSERT, .time = 50 };
+		struct timeq_event ev[4];
+		int a, b;
+		__u64 h;
+
+		become_nobody();
+		CHILD_CHECK((a = open(DEV, O_RDWR | O_NONBLOCK)) >= 0);
+		CHILD_CHECK((b = open(DEV, O_RDWR)) >= 0);
+		CHILD_CHECK(!configure_manual(a, 0, 100, 100));
+		CHILD_CHECK(!configure_manual(b, 0, 100, 100));
+		for (i = 0; i < 6; i++)
+			CHILD_CHECK(!insert(a, 10 + i, i, i ? NULL : &h));
+		for (i = 0; i < 4; i++)
+			CHILD_CHECK(!insert(b, 10 + i, i, NULL));
+		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(batch(b, &op, 1) == 0 && op.result == -ENOSPC);
+		CHILD_CHECK(stats(a).queued == 6 && stats(b).queued == 4);
+		/* A delete gives one back, to any of its files. */
+		CHILD_CHECK(!delete(a, h));
+		CHILD_CHECK(!insert(b, 20, 0, NULL));
+		CHILD_CHECK(insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
+		/* Unread events still count; read ones do not. */
+		CHILD_CHECK(advance(a, 13) == 2);
+		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(read(a, ev, sizeof(ev)) == 2 * sizeof(ev[0]));
+		CHILD_CHECK(!insert(a, 20, 0, NULL));
+		CHILD_CHECK(!insert(a, 20, 0, NULL));
+		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		/* Closing a file gives back all of its elements. */
+		close(a);
+		for (i = 0; i < 5; i++)
+			CHILD_CHECK(!insert(b, 30, 0, NULL));
+		CHILD_CHECK(insert(b, 30, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(stats(b).queued == 10);
+		CHILD_CHECK(write(ready[1], "r", 1) == 1);
+		CHILD_CHECK(read(go[0], &c, 1) == 1);
+		_exit(0);
+	}
+	/* While uid 65534 is at its limit, root is not. */
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	fd = open(DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, configure_manual(fd, 0, 100, 100));
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(0, insert(fd, 10, 0, NULL));
+	close(fd);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	EXPECT_EQ(0, reap(pid));
 }
 
 /* --- 8 threads on one file, each with a model of its own elements --- */
 
 #define THREADS		8
-#define THREAD_OPS	3000
+#define THREAD_OPS	1000
 #define THREAD_ELEMS	64
 
 struct model_elem {
@@ -679,7 +2018,7 @@ static void *worker_run(void *arg)
 			/* ENOENT: it expired, and its event will say so. */
 		} else if (k == 10 && w->id == 0 && i < THREAD_OPS * 9 / 10) {
 			/* The clock stops for the last tenth: some stay queued. */
-			if (advance(w->fd, st.now + rand_r(&w->seed) % 50, NULL))
+			if (advance(w->fd, st.now + rand_r(&w->seed) % 50) < 0)
 				w->failed = errno;
 		}
 	}
@@ -697,14 +2036,14 @@ static int find(struct worker *w, __u64 handle)
 	return -1;
 }
 
-TEST_F(dev, threads_against_models)
+TEST_F_TIMEOUT(dev, threads_against_models, SLOW_TIMEOUT)
 {
 	static struct worker w[THREADS];
 	static char seen[THREADS * THREAD_ELEMS];
 	pthread_t thread[THREADS];
 	struct timeq_element e;
 	struct timeq_event ev;
-	__u64 found = 0, want = 0, last = 0, events = 0;
+	__u64 found = 0, want = 0, last = 0, events = 0, t0 = mono_ns();
 	int i, at;
 
 	memset(w, 0, sizeof(w));
@@ -753,9 +2092,10 @@ TEST_F(dev, threads_against_models)
 	EXPECT_EQ(ENODATA, errno);
 	EXPECT_EQ(want, found);
 	EXPECT_LT(0, events);
-	TH_LOG("%d threads x %d ops: %llu elements left, %llu of them as events",
+	TH_LOG("%d threads x %d ops: %llu elements left, %llu of them as events, in %llu ms",
 	       THREADS, THREAD_OPS, (unsigned long long)want,
-	       (unsigned long long)events);
+	       (unsigned long long)events,
+	       (unsigned long long)(mono_ns() - t0) / 1000000);
 }
 
 TEST(close_with_events_unread)
@@ -766,7 +2106,7 @@ TEST(close_with_events_unread)
 	ASSERT_EQ(0, configure_manual(fd, 0, 1000, 0));
 	for (i = 0; i < 100; i++)
 		ASSERT_EQ(0, insert(fd, i, i, NULL));
-	ASSERT_EQ(0, advance(fd, 50, NULL));
+	ASSERT_EQ(50, advance(fd, 50));
 	EXPECT_EQ(50, stats(fd).events);
 	EXPECT_EQ(50, stats(fd).queued);
 	/* kmemleak, at the end of the run, sees whether close freed them. */
