@@ -208,11 +208,11 @@ struct timeq_elem {
  * @fn:		the command; its structure has been read whole
  */
 struct timeq_cmd {
-	size_t	size;
-	size_t	min_size;
-	bool	configured;
-	long	(*fn)(struct timeq_file *f, void *arg, void __user *uarg,
-		      u32 usize);
+	size_t size;
+	size_t min_size;
+	bool configured;
+	long (*fn)(struct timeq_file *f, void *arg, void __user *uarg,
+		   u32 usize);
 };
 
 static struct kmem_cache *timeq_elem_cache;
@@ -526,8 +526,8 @@ static bool dev_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
-static long dev_configure(struct timeq_file *f, void *karg,
-			  void __user *uarg, u32 usize)
+static long dev_configure(struct timeq_file *f, void *karg, void __user *uarg,
+			  u32 usize)
 {
 	struct timeq_configure *arg = karg;
 	u32 cap = arg->max_elements ? arg->max_elements : default_elements;
@@ -538,9 +538,8 @@ static long dev_configure(struct timeq_file *f, void *karg,
 
 	if (esize > TQ_SIZE_MAX)
 		return -E2BIG;
-	if (!arg->horizon || arg->horizon > max_horizon ||
-	    cap > max_elements || cap > INT_MAX ||
-	    esize < TIMEQ_EVENT_SIZE_VER0 || esize % 8)
+	if (!arg->horizon || arg->horizon > max_horizon || cap > max_elements ||
+	    cap > INT_MAX || esize < TIMEQ_EVENT_SIZE_VER0 || esize % 8)
 		return -EINVAL;
 	if (f->q)
 		return -EBUSY;
@@ -563,8 +562,8 @@ static long dev_configure(struct timeq_file *f, void *karg,
 		q = timeq_create(arg->start, arg->horizon, 0, 0,
 				 GFP_KERNEL_ACCOUNT);
 	else
-		q = timeq_create_monotonic(arg->granularity, arg->horizon, 0,
-					   0, GFP_KERNEL_ACCOUNT);
+		q = timeq_create_monotonic(arg->granularity, arg->horizon, 0, 0,
+					   GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
 		goto err_user;
@@ -645,8 +644,8 @@ static long dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 	struct timeq_elem *elem;
 
 	if (arg->__reserved ||
-	    !dev_zero(&arg->handle, sizeof(*arg) -
-		      offsetof(struct timeq_element, handle)))
+	    !dev_zero(&arg->handle,
+		      sizeof(*arg) - offsetof(struct timeq_element, handle)))
 		return -EINVAL;
 	*node = timeq_min(f->q);
 	if (!*node)
@@ -667,8 +666,8 @@ static long dev_min(struct timeq_file *f, void *karg, void __user *uarg,
 	return dev_min_out(f, karg, uarg, usize, &node);
 }
 
-static long dev_delete_min(struct timeq_file *f, void *karg,
-			   void __user *uarg, u32 usize)
+static long dev_delete_min(struct timeq_file *f, void *karg, void __user *uarg,
+			   u32 usize)
 {
 	struct timeq_node *node, *removed;
 	long ret;
@@ -682,8 +681,8 @@ static long dev_delete_min(struct timeq_file *f, void *karg,
 	removed = timeq_delete_min(f->q);
 	WARN_ON_ONCE(removed != node);
 	if (removed)
-		dev_free(f, container_of(removed, struct timeq_elem,
-					 timer.node));
+		dev_free(f,
+			 container_of(removed, struct timeq_elem, timer.node));
 	return 0;
 }
 
@@ -706,8 +705,8 @@ static long dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
 	struct timeq_stats *arg = karg;
 	struct timeq_stats out = { .size = arg->size };
 
-	if (!dev_zero(&arg->clock, sizeof(*arg) -
-		      offsetof(struct timeq_stats, clock)))
+	if (!dev_zero(&arg->clock,
+		      sizeof(*arg) - offsetof(struct timeq_stats, clock)))
 		return -EINVAL;
 	if (f->q) {
 		out.clock = f->clock;
@@ -1033,8 +1032,9 @@ int timeq_dev_init(void)
 	if (!max_user_elements) {
 		cost = kmem_cache_size(timeq_elem_cache) +
 		       DIV_ROUND_UP(sizeof(struct xa_node), XA_CHUNK_SIZE);
-		max_user_elements = min((totalram_pages() / 25 << PAGE_SHIFT) /
-					cost, (unsigned long)INT_MAX);
+		max_user_elements =
+			min((totalram_pages() / 25 << PAGE_SHIFT) / cost,
+			    (unsigned long)INT_MAX);
 	}
 	ret = misc_register(&timeq_misc);
 	if (ret)

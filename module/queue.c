@@ -680,7 +680,8 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	size = n * sizeof(struct list_head) +
 	       (TQ_HEADS * timeq_bitmap_words(ndelta) +
 		timeq_bitmap_words(nbucket) + nbucket +
-		BITS_TO_LONGS(nbucket)) * sizeof(unsigned long);
+		BITS_TO_LONGS(nbucket)) *
+		       sizeof(unsigned long);
 	lists = kvzalloc(size, gfp);
 	if (!lists)
 		return -ENOMEM;
