@@ -33,6 +33,7 @@
 #include <linux/timer.h>
 
 #include "../module/paths.h"
+#include "lateness.h"
 
 static void destroy_queue(void *q)
 {
@@ -668,6 +669,20 @@ static void paths_test_clock_tick_exact(struct kunit *test)
 }
 
 /*
+ * How late callbacks run, armed from either side, beside the floor of an
+ * hrtimer and a work item; printed. Never early is the test.
+ */
+static void paths_test_clock_lateness(struct kunit *test)
+{
+	struct lateness_run run;
+
+	KUNIT_ASSERT_EQ(test, lateness_measure(&run, 200), 0);
+	KUNIT_EXPECT_EQ(test, run.slow.early, 0);
+	KUNIT_EXPECT_EQ(test, run.fast.early, 0);
+	lateness_print(&run, "    # lateness: ");
+}
+
+/*
  * One CPU, every context the table allows at once: process context runs
  * the slow side and, with bottom halves off, the fast path; a tasklet on
  * the same CPU runs the fast path between them. Lockdep sees each lock
@@ -1092,6 +1107,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_fast_no_hrtimer),
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),
+	KUNIT_CASE(paths_test_clock_lateness),
 	KUNIT_CASE(paths_test_contexts_one_cpu),
 	KUNIT_CASE_SLOW(paths_test_stress),
 	{}

@@ -7,8 +7,9 @@
  * (-EINVAL) and says why if anything disagrees. Then it arms timers on a
  * CLOCK_MONOTONIC queue, half from the slow side and half through the fast
  * path with bottom halves disabled, and waits for every callback: each
- * must run once and none early. Nothing stays behind: it can be unloaded
- * at once.
+ * must run once and none early. Last it measures how late callbacks run
+ * (lateness.c) and prints it. Nothing stays behind: it can be unloaded at
+ * once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +21,7 @@
 #include <linux/timekeeping.h>
 #include <linux/timeq.h>
 
+#include "lateness.h"
 #include "queue_diff.h"
 
 static unsigned int steps = 2000;
@@ -107,6 +109,25 @@ out_free:
 	return err;
 }
 
+/* The lateness figures (lateness.h): printed; never early is the test. */
+static int smoke_lateness(void)
+{
+	struct lateness_run run;
+	int err = lateness_measure(&run, 200);
+
+	if (err) {
+		pr_err("lateness: error %d\n", err);
+		return err;
+	}
+	lateness_print(&run, "");
+	if (run.slow.early || run.fast.early) {
+		pr_err("lateness: %u and %u callbacks early\n", run.slow.early,
+		       run.fast.early);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int __init timeq_smoke_init(void)
 {
 	unsigned long total = 0;
@@ -145,7 +166,10 @@ static int __init timeq_smoke_init(void)
 		return err;
 	pr_info("%lu operations over %u shapes agreed with the model\n",
 		total, diff_nshapes);
-	return smoke_clock();
+	err = smoke_clock();
+	if (err)
+		return err;
+	return smoke_lateness();
 }
 
 static void __exit timeq_smoke_exit(void)
