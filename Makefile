@@ -8,6 +8,8 @@
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
 #   make bench-paths	the fast and slow paths' figures, in userspace
+#   make bench-stall	the longest stall a user can cause through /dev/timeq,
+#			in Debian's stock 6.12 kernel under qemu
 #   make style		checkpatch --strict over module/, include/ and kunit/,
 #			and clang-format over their lines new since the
 #			kernel's .clang-format landed (tools/testing/gates)
@@ -39,6 +41,9 @@ bench-paths:
 	$(MAKE) -C tools/testing/queue OUT=$(CURDIR)/build/queue $(CURDIR)/build/queue/bench_paths
 	build/queue/bench_paths
 
+bench-stall:
+	tools/testing/stall/run.sh
+
 # Each prints TAP and installs what it needs; make check runs them too.
 STYLE := tools/testing/gates/checkpatch.sh tools/testing/gates/clang-format.sh
 LINT := $(STYLE) tools/testing/gates/kernel-doc.sh tools/testing/module-builds.sh \
@@ -59,4 +64,4 @@ clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
 
-.PHONY: all module run check bench-paths style lint clean
+.PHONY: all module run check bench-paths bench-stall style lint clean
