@@ -551,12 +551,12 @@ static void tq_step_walk(struct timeq *q)
 			best = node;
 	}
 	q->budget -= q->bucket_count[tq_slot(q, q->pend_bucket)];
+	q->pend = TQ_PEND_NONE;
 	/* The fast path may have put a node in the heads meanwhile. */
 	if (q->head->count || q->head2->count)
 		tq_settle(q);
 	else
 		tq_set_min(q, best);
-	q->pend = TQ_PEND_NONE;
 }
 
 /*
