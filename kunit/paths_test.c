@@ -895,7 +895,7 @@ static enum hrtimer_restart stress_hrtimer(struct hrtimer *hrtimer)
 
 static void stress_timer_fn(struct timer_list *timer)
 {
-	struct stress_cpu *sc = from_timer(sc, timer, timer);
+	struct stress_cpu *sc = timer_container_of(sc, timer, timer);
 
 	stress_fast(sc);
 	if (!READ_ONCE(sc->s->stop))
@@ -1003,9 +1003,8 @@ static void paths_test_stress(struct kunit *test)
 
 		sc->s = s;
 		sc->rand = get_random_u32() | 1;
-		hrtimer_init(&sc->hrtimer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_SOFT);
-		sc->hrtimer.function = stress_hrtimer;
+		hrtimer_setup(&sc->hrtimer, stress_hrtimer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_SOFT);
 		tasklet_setup(&sc->tasklet, stress_tasklet);
 		timer_setup(&sc->timer, stress_timer_fn, TIMER_PINNED);
 		smp_call_function_single(cpu, stress_start_cpu, sc, true);

@@ -11,8 +11,6 @@
  * (lateness.c) and prints it. Nothing stays behind: it can be unloaded at
  * once.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/module.h>
@@ -181,4 +179,4 @@ module_exit(timeq_smoke_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("timeq smoke test for kernels without KUnit");
-MODULE_IMPORT_NS(TIMEQ);
+MODULE_IMPORT_NS(TIMEQ_NS);

@@ -301,8 +301,8 @@ struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
 	q = timeq_create(tq_clock_tick(clock), horizon, delta, nbuckets, gfp);
 	if (IS_ERR(q))
 		goto err_free_clock;
-	hrtimer_init(&clock->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	clock->hrtimer.function = tq_clock_fire;
+	hrtimer_setup(&clock->hrtimer, tq_clock_fire, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS);
 	clock->q = q;
 	clock->armed = TQ_UNARMED;
 	init_waitqueue_head(&clock->wait);
@@ -313,7 +313,7 @@ err_free_clock:
 	kfree(clock);
 	return q;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_create_monotonic, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_create_monotonic, TIMEQ_NS);
 
 /**
  * timeq_clock_ticks - the current tick of a clocked queue's clock
@@ -330,4 +330,4 @@ u64 timeq_clock_ticks(const struct timeq *q)
 {
 	return tq_clock_tick(q->clock);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_clock_ticks, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_clock_ticks, TIMEQ_NS);

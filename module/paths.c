@@ -368,7 +368,7 @@ err_free_queue:
 	kfree(q);
 	return ERR_PTR(err);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ_NS);
 
 /**
  * timeq_destroy - free a queue
@@ -405,7 +405,7 @@ void timeq_destroy(struct timeq *q)
 	kfree(q->clock);
 	kfree(q);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
 
 /**
  * timeq_insert - add a node
@@ -441,7 +441,7 @@ int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ_NS);
 
 /**
  * timeq_delete - remove a node
@@ -475,7 +475,7 @@ int timeq_delete(struct timeq *q, struct timeq_node *node)
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_delete, TIMEQ_NS);
 
 /**
  * timeq_update - move a node to another time
@@ -511,7 +511,7 @@ int timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ_NS);
 
 /**
  * timeq_delete_min - remove the earliest node and move the clock to it
@@ -534,7 +534,7 @@ struct timeq_node *timeq_delete_min(struct timeq *q)
 	tq_slow_end(q);
 	return node;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ_NS);
 
 /**
  * timeq_del_less_than - remove every node before a time, then set the clock
@@ -582,7 +582,7 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 	} while (more);
 	return removed;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ_NS);
 
 /**
  * timeq_check - verify every invariant of a queue
@@ -612,7 +612,7 @@ int timeq_check(struct timeq *q, char *buf, size_t len)
 	tq_unlock(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ_NS);
 
 /* --- the fast path --- */
 
@@ -935,7 +935,7 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return ret;
 	return tq_handoff(q, timer, time);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
 
 /**
  * timeq_fast_min - the earliest time, from the fast path
@@ -965,7 +965,7 @@ int timeq_fast_min(struct timeq *q, u64 *time)
 	spin_unlock(&q->head_lock);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
 
 /* --- the slow side's timer calls --- */
 
@@ -1005,7 +1005,7 @@ int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	return tq_timer_set(q, timer, time, false);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
 
 /**
  * timeq_timer_move - move a timer that is armed, from the slow side
@@ -1027,7 +1027,7 @@ int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	return tq_timer_set(q, timer, time, true);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
 
 /**
  * timeq_timer_delete - disarm a timer, without waiting
@@ -1052,7 +1052,7 @@ int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
 
 /*
  * Drain and delete until no request names @timer and no callback runs it.
@@ -1124,7 +1124,7 @@ int timeq_delete_sync(struct timeq *q, struct timeq_timer *timer)
 {
 	return tq_delete_sync(q, timer, false);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
 
 /**
  * timeq_shutdown_sync - disarm a timer for good and wait
@@ -1148,4 +1148,4 @@ int timeq_shutdown_sync(struct timeq *q, struct timeq_timer *timer)
 {
 	return tq_delete_sync(q, timer, true);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ_NS);
