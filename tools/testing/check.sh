@@ -110,13 +110,14 @@ vm() {
 	suite vm-debug "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
 		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" \
 		--kunit timeq_queue --kunit timeq_paths \
-		-b "$st/timeq_test" -b "$st/timeq_test_32"
+		-b "$st/timeq_test" -b "$st/timeq_test_32" -b "$st/timeq_lib_test"
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
 	for series in 6.12 6.12-rt 6.1; do
 		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)
 		suite "vm-stock-$series" "$vm/run-stock.sh" "$series" \
 			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko" \
-			-b "$st/timeq_test" -b "$st/timeq_test_32"
+			-b "$st/timeq_test" -b "$st/timeq_test_32" \
+			-b "$st/timeq_lib_test"
 	done
 	step make-run tools/run.sh
 	suite vm-selftest "$vm/selftest.sh"
