@@ -19,12 +19,16 @@
 #                 bound on node visits per lock hold (tools/testing/queue)
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
+#   install       dkms build from a copy of the tree against those headers,
+#                 make install into a staging root, and a program built
+#                 against the staged libtimeq with pkg-config
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
 #                 built once and cached outside the tree, the KUnit suites
 #                 (timeq_queue, timeq_paths) and the /dev/timeq kselftests
-#                 (64- and 32-bit) booted in it under qemu; the stock 6.12,
-#                 6.12-rt and 6.1 kernels booted with timeq, its smoke test
-#                 and the kselftests; and the bench's own self-test, which
+#                 (64- and 32-bit) and libtimeq's booted in it under qemu;
+#                 the stock 6.12, 6.12-rt and 6.1 kernels booted with timeq,
+#                 its smoke test and the kselftests; and the bench's own
+#                 self-test, which
 #                 plants each kind of failure and expects the bench to
 #                 report it (tools/testing/vm)
 #   make-run      `make run` itself: timeqctl demo and sim in the stock 6.12
@@ -128,6 +132,7 @@ if step deps tools/testing/deps.sh; then
 	gates
 	queue
 	suite module-builds tools/testing/module-builds.sh
+	suite install tools/testing/install.sh
 	[ "${TIMEQ_CHECK_VM:-1}" = 0 ] || vm
 fi
 
