@@ -15,6 +15,7 @@
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
 #   make bench-paths	the fast and slow paths' figures, in userspace
+#   make htmldocs	Documentation/ in HTML, at build/htmldocs (Sphinx)
 #   make style		checkpatch --strict over module/, include/ and kunit/,
 #			and clang-format over their lines new since the
 #			kernel's .clang-format landed (tools/testing/gates)
@@ -79,6 +80,9 @@ run:
 check:
 	tools/testing/check.sh
 
+htmldocs:
+	tools/testing/htmldocs.sh
+
 bench-paths:
 	$(MAKE) -C tools/testing/queue OUT=$(CURDIR)/build/queue $(CURDIR)/build/queue/bench_paths
 	build/queue/bench_paths
@@ -104,4 +108,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools install dkms-src dkms-install dkms-uninstall run \
-	check bench-paths style lint clean
+	check htmldocs bench-paths style lint clean

@@ -1232,7 +1232,7 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
  * with synchronize_rcu(). The callback must not re-arm the timer forever;
  * timeq_shutdown_sync() makes it refuse instead. This function must not be
  * called from the timer's own callback, nor while holding a lock the
- * callback takes:
+ * callback takes::
  *
  *	CPU0 (the caller)		CPU1 (the queue's work)
  *	mutex_lock(&m);

@@ -7,9 +7,12 @@
  * and slow paths over it (the locks, the hand-off to the slow path, the
  * API below), module/clock.c the timer facility (a queue whose times are
  * CLOCK_MONOTONIC ticks, expired by the module with callbacks).
+ */
+
+/**
+ * DOC: Who may call what
  *
- * Who may call what
- * -----------------
+ * ::
  *
  *   calls                       context                 what they do
  *   -------------------------   ---------------------   ----------------------
@@ -138,8 +141,8 @@ struct timeq_timer {
 
 /**
  * struct timeq_bitmap - which lists of an array are non-empty
- * @level:	@level[0] has one bit per list; bit i of @level[l + 1] says
- *		whether word i of @level[l] is non-zero
+ * @level:	the levels: level 0 has one bit per list, and bit i of level
+ *		l + 1 says whether word i of level l is non-zero
  * @words:	the number of words in each level; the top one has one
  * @levels:	the number of levels in use
  */

@@ -22,6 +22,9 @@
 #   install       dkms build from a copy of the tree against those headers,
 #                 make install into a staging root, and a program built
 #                 against the staged libtimeq with pkg-config
+#   docs          timeq(4) rendered by groff and man without a warning and
+#                 naming all of the ABI, the documentation's example
+#                 programs built, and make htmldocs without a warning
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
 #                 built once and cached outside the tree, the KUnit suites
 #                 (timeq_queue, timeq_paths) and the /dev/timeq kselftests
@@ -133,6 +136,7 @@ if step deps tools/testing/deps.sh; then
 	queue
 	suite module-builds tools/testing/module-builds.sh
 	suite install tools/testing/install.sh
+	suite docs tools/testing/docs.sh
 	[ "${TIMEQ_CHECK_VM:-1}" = 0 ] || vm
 fi
 

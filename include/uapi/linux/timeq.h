@@ -317,8 +317,8 @@ struct timeq_advance {
  * @expiry_runs: out: expiries that removed elements: TIMEQ_ADVANCE on the
  *		manual clock, the kernel's own passes on the monotonic one
  * @lateness:	out: on the monotonic clock, how late each expired element
- *		was expired, in microseconds after its time: @lateness[0]
- *		counts those under 1 us, @lateness[i] those from 2^(i-1) to
+ *		was expired, in microseconds after its time: element 0
+ *		counts those under 1 us, element i those from 2^(i-1) to
  *		under 2^i us, and the last one those from 2^(i-1) us on
  *
  * One snapshot: @queued, @events, @inserted and @expired are read

@@ -180,9 +180,9 @@ ssize_t timeq_read(int fd, struct timeq_event *events, size_t n);
  * @max:	how many it holds
  *
  * timeq_ops_insert(), timeq_ops_delete() and timeq_ops_update() add to
- * it, timeq_ops_submit() applies it in one call. Then @ops[i].result
- * holds each operation's result (0 or a negative errno) and
- * @ops[i].handle each new element's handle.
+ * it, timeq_ops_submit() applies it in one call. Then each entry of @ops
+ * holds its operation's result (0 or a negative errno) in .result, and an
+ * insert's new handle in .handle.
  */
 struct timeq_ops {
 	struct timeq_op	*ops;
