@@ -16,9 +16,10 @@
 #			with one line "N passed, N failed"
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make htmldocs	Documentation/ in HTML, at build/htmldocs (Sphinx)
-#   make style		checkpatch --strict over module/, include/ and kunit/,
-#			and clang-format over their lines new since the
-#			kernel's .clang-format landed (tools/testing/gates)
+#   make style		checkpatch --strict over module/, include/, kunit/ and
+#			tools/lib/, and clang-format over their lines new
+#			since the kernel's .clang-format landed
+#			(tools/testing/gates)
 #   make lint		style, and kernel-doc -Wall, W=1 with sparse against
 #			Debian's 6.1, 6.12 and 6.12-rt headers, and a clang
 #			(LLVM=1) build against Debian's 6.12 headers

@@ -12,7 +12,9 @@
 #   top                the root of this tree
 #   scratch            build/gates/, for the gates' temporary files
 #   gate_sources [F..] the files the gates check: every .c and .h under
-#                      module/, include/ and kunit/, or the files given
+#                      module/, include/, kunit/ and tools/lib/ (libtimeq,
+#                      whose kernel-doc the documentation pulls in too),
+#                      or the files given
 #                      (relative to $top), one per line
 #   gate_install P..   install the Debian packages given that are missing
 #   gate_kernel_src    set ksrc to the directory of the kernel's own tools
@@ -64,7 +66,8 @@ gate_sources() {
 		printf '%s\n' "$@"
 		return
 	fi
-	(cd "$top" && find module include kunit -type f -name '*.[ch]' | LC_ALL=C sort)
+	(cd "$top" && find module include kunit tools/lib -type f -name '*.[ch]' |
+		LC_ALL=C sort)
 }
 
 gate_install() {
