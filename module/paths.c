@@ -110,13 +110,13 @@
  * writes. A failed trylock is counted where it fails.
  *
  * Each outcome fires a tracepoint (trace/timeq.h). Disabled, a tracepoint
- * is a static branch: a no-op instruction that jumping over costs
- * nothing. Enabled, it reserves an entry in this CPU's ring buffer, which
- * takes no lock and never waits (a full buffer overwrites its oldest
- * entry, or drops the new one), hashes the node's address for its id
- * (SipHash of one word) and commits: a bounded cost of some hundreds of
- * nanoseconds, so the fast path stays O(1) and still never waits. The
- * fast path fires its event after it has dropped the locks it tried.
+ * is a static branch: a no-op instruction in the path. Enabled, it
+ * reserves an entry in this CPU's ring buffer, which takes no lock and
+ * never waits (a full buffer overwrites its oldest entry, or drops the
+ * new one), hashes the node's address for its id (SipHash of one word),
+ * copies five fields and commits the entry: no loop and no wait, so the
+ * fast path stays O(1) and still never waits. The fast path fires its
+ * event after it has dropped the locks it tried.
  *
  * Lifetimes
  * ---------
