@@ -1,18 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sphinx configuration of timeq's documentation, built by `make htmldocs`
-# into build/htmldocs. The kernel's own Sphinx extension, kerneldoc.py,
-# pulls the kernel-doc comments out of the sources with scripts/kernel-doc;
-# both come from Debian's linux-source-6.12, extracted by
-# tools/testing/gates/kernel-src.sh, whose directory TIMEQ_KSRC names.
+# (tools/testing/htmldocs.sh) into build/htmldocs. The kernel's own Sphinx
+# extension, kerneldoc.py, pulls the kernel-doc comments out of the
+# sources with scripts/kernel-doc; both come from Debian's
+# linux-source-6.12: TIMEQ_SPHINX names the extension's directory, and
+# TIMEQ_KSRC that of tools/testing/gates/kernel-src.sh.
 import os
 import re
 import sys
 
 ksrc = os.environ.get('TIMEQ_KSRC')
-if not ksrc:
-    sys.exit('conf.py: set TIMEQ_KSRC to tools/testing/gates/kernel-src.sh\'s directory')
-sys.path.insert(0, os.path.join(ksrc, 'Documentation', 'sphinx'))
+ext = os.environ.get('TIMEQ_SPHINX')
+if not ksrc or not ext:
+    sys.exit('conf.py: run by tools/testing/htmldocs.sh (make htmldocs)')
+sys.path.insert(0, ext)
 
 top = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
 with open(os.path.join(top, 'module', 'main.c')) as main:

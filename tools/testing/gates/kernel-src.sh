@@ -11,8 +11,6 @@
 #                     `make olddefconfig` with it)
 #   Makefile, arch/x86/Makefile*, every Kconfig file
 #   .clang-format
-#   Documentation/sphinx/  the kernel's Sphinx extensions: `make htmldocs`
-#                     pulls kernel-doc comments in with its kerneldoc.py
 #
 # Installs linux-source-6.12 when it is missing. It does not need the debug
 # kernel: a fresh machine with TIMEQ_CHECK_VM=0 never builds one. The
@@ -39,8 +37,7 @@ dir=$cache/kernel-src-$key
 mkdir -p "$cache"
 exec 9>"$cache/kernel-src.lock"
 flock 9
-if [ ! -f "$dir/scripts/checkpatch.pl" ] ||
-   [ ! -f "$dir/Documentation/sphinx/kerneldoc.py" ]; then
+if [ ! -f "$dir/scripts/checkpatch.pl" ]; then
 	echo "kernel-src.sh: extracting the kernel's tools from $tarball" >&2
 	rm -rf "$dir" "$dir".tmp.*
 	tmp=$dir.tmp.$$
@@ -49,7 +46,7 @@ if [ ! -f "$dir/scripts/checkpatch.pl" ] ||
 		--no-wildcards-match-slash "$pkg/Makefile" "$pkg/.clang-format" \
 		"$pkg/arch/x86/Makefile*" \
 		--wildcards-match-slash "$pkg/scripts/*" "$pkg/*/Kconfig*" \
-		"$pkg/Kconfig" "$pkg/Documentation/sphinx/*"
+		"$pkg/Kconfig"
 	mv "$tmp" "$dir"
 	# Only this key's copy is of use now.
 	for old in "$cache"/kernel-src-*; do
