@@ -10,7 +10,8 @@
  *    CLOCK_MONOTONIC. Its elements (struct timeq_elem) are timers, each
  *    with the caller's cookie, allocated from a kmem_cache made with
  *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
- *    so are the file, the queue's arrays and the handle table.
+ *    so are the file, the queue's arrays and per-CPU counters, and the
+ *    handle table.
  *  - A handle is the element's index in the file's xarray (low 32 bits)
  *    and a generation (high 32 bits) from the file's own counter, which
  *    starts at a random value. A handle is refused once its element is
