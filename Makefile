@@ -3,6 +3,13 @@
 # timeq: the module, built out of tree, and the test entry points.
 #
 #   make		build timeq.ko against $(KDIR)
+#   make tools		timeqctl and libtimeq, in build/
+#   make install	timeq.ko into /lib/modules/<release>/ (modules_install,
+#			then depmod), and the uapi header, libtimeq, timeqctl
+#			and timeq(4) under $(PREFIX); DESTDIR stages it all
+#   make dkms-install	the module's sources into /usr/src/timeq-$(VERSION),
+#			then dkms add, build and install (dkms-src: the copy
+#			alone; dkms-uninstall: dkms remove)
 #   make run		see it work: Debian's stock 6.12 kernel in qemu with
 #			timeq.ko, running timeqctl demo and sim
 #   make check		install what the tests need, run every suite, and end
@@ -10,9 +17,11 @@
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make bench-stall	the longest stall a user can cause through /dev/timeq,
 #			in Debian's stock 6.12 kernel under qemu
-#   make style		checkpatch --strict over module/, include/ and kunit/,
-#			and clang-format over their lines new since the
-#			kernel's .clang-format landed (tools/testing/gates)
+#   make htmldocs	Documentation/ in HTML, at build/htmldocs (Sphinx)
+#   make style		checkpatch --strict over module/, include/, kunit/ and
+#			tools/lib/, and clang-format over their lines new
+#			since the kernel's .clang-format landed
+#			(tools/testing/gates)
 #   make lint		style, and kernel-doc -Wall, W=1 with sparse against
 #			Debian's 6.1, 6.12 and 6.12-rt headers, and a clang
 #			(LLVM=1) build against Debian's 6.12 headers
@@ -25,17 +34,57 @@
 KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),\
 	     $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
 
+# The module's version, which dkms.conf and the install take.
+VERSION := $(shell sed -n 's/^MODULE_VERSION("\(.*\)");$$/\1/p' $(CURDIR)/module/main.c)
+PREFIX ?= /usr/local
+DKMSDIR ?= $(DESTDIR)/usr/src/timeq-$(VERSION)
+
 all: module
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel build tree: install linux-headers or set KDIR"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+tools:
+	$(MAKE) -C tools/timeqctl OUT=$(CURDIR)/build/timeqctl
+	$(MAKE) -C tools/lib/timeq OUT=$(CURDIR)/build/lib
+
+# modules_install skips depmod without the kernel's System.map, which
+# header packages lack; so depmod runs here, for the release of $(KDIR).
+install: module tools
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $$(cat $(KDIR)/include/config/kernel.release)
+	install -D -m 644 include/uapi/linux/timeq.h $(DESTDIR)$(PREFIX)/include/linux/timeq.h
+	install -D -m 755 build/timeqctl/timeqctl $(DESTDIR)$(PREFIX)/bin/timeqctl
+	install -D -m 644 man/timeq.4 $(DESTDIR)$(PREFIX)/share/man/man4/timeq.4
+	$(MAKE) -C tools/lib/timeq OUT=$(CURDIR)/build/lib PREFIX=$(PREFIX) install
+
+# What dkms builds: Kbuild, this Makefile, the module's sources and headers
+# (no objects a build here has left).
+dkms-src:
+	rm -rf $(DKMSDIR)
+	install -d $(DKMSDIR)
+	cp Kbuild Makefile $(DKMSDIR)/
+	cp --parents $$(find module include -name '*.[ch]') $(DKMSDIR)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf >$(DKMSDIR)/dkms.conf
+
+dkms-install: dkms-src
+	dkms add -m timeq -v $(VERSION)
+	dkms build -m timeq -v $(VERSION)
+	dkms install -m timeq -v $(VERSION)
+
+dkms-uninstall:
+	dkms remove -m timeq -v $(VERSION) --all
+	rm -rf $(DKMSDIR)
+
 run:
 	tools/run.sh
 
 check:
 	tools/testing/check.sh
+
+htmldocs:
+	tools/testing/htmldocs.sh
 
 bench-paths:
 	$(MAKE) -C tools/testing/queue OUT=$(CURDIR)/build/queue $(CURDIR)/build/queue/bench_paths
@@ -64,4 +113,5 @@ clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
 
-.PHONY: all module run check bench-paths bench-stall style lint clean
+.PHONY: all module tools install dkms-src dkms-install dkms-uninstall run \
+	check htmldocs bench-paths bench-stall style lint clean

@@ -7,8 +7,6 @@
  * the time it was due: node time times granularity for timeq, the armed
  * expiry for the floor.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/bits.h>
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
@@ -140,9 +138,8 @@ static int lat_group(int kind, struct lat_timer *lt, unsigned int n)
 			break;
 		default:
 			INIT_WORK(&lt[i].work, lat_floor_work);
-			hrtimer_init(&lt[i].hrtimer, CLOCK_MONOTONIC,
-				     HRTIMER_MODE_ABS);
-			lt[i].hrtimer.function = lat_floor_fire;
+			hrtimer_setup(&lt[i].hrtimer, lat_floor_fire,
+				      CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 			hrtimer_start(&lt[i].hrtimer, ns_to_ktime(lt[i].due),
 				      HRTIMER_MODE_ABS);
 			break;

@@ -33,6 +33,7 @@
 #include <linux/timer.h>
 
 #include "../module/paths.h"
+#include "../module/stats.h"
 #include "lateness.h"
 
 static void destroy_queue(void *q)
@@ -287,6 +288,87 @@ static void paths_test_errors(struct kunit *test)
 			    ERR_PTR(-EINVAL));
 }
 
+/*
+ * Every outcome is counted once, where it happens: a failed trylock of
+ * either fast call, a request handed off (a second one joins it), and
+ * the slow side's drain, run and expiry.
+ */
+static void paths_test_counters(struct kunit *test)
+{
+	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_timer a, b;
+	struct tq_snapshot s;
+	u64 t;
+
+	timeq_timer_init(&a, NULL);
+	timeq_timer_init(&b, NULL);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 5), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 256), -ERANGE);
+	spin_lock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, fast_min(q, &t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 7), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 9), TIMEQ_DEFERRED);
+	spin_unlock_bh(&q->head_lock);
+	settle(q);
+	tq_stats_snapshot(q, &s);
+	KUNIT_EXPECT_EQ(test, s.counters.fast_applied, 1);
+	KUNIT_EXPECT_EQ(test, s.counters.fast_refused, 1);
+	KUNIT_EXPECT_EQ(test, s.counters.fast_deferred, 2);
+	KUNIT_EXPECT_EQ(test, s.counters.fast_contended, 2);
+	KUNIT_EXPECT_EQ(test, s.counters.handoffs, 1);
+	KUNIT_EXPECT_EQ(test, s.counters.drained, 1);
+	KUNIT_EXPECT_EQ(test, s.counters.slow_runs, 1);
+	KUNIT_EXPECT_EQ(test, s.counters.expiry_runs, 0);
+	KUNIT_EXPECT_EQ(test, s.head, 1);
+	KUNIT_EXPECT_EQ(test, s.head2 + s.focus + s.calendar, 0);
+	KUNIT_EXPECT_EQ(test, s.delta, 16);
+	KUNIT_EXPECT_EQ(test, s.buckets, 16);
+
+	/* Far nodes; an expiry up to 40 removes a, and the clock moves. */
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 200), 0);
+	KUNIT_EXPECT_EQ(test, timeq_del_less_than(q, 40, NULL, NULL), 1);
+	tq_stats_snapshot(q, &s);
+	KUNIT_EXPECT_EQ(test, s.counters.expiry_runs, 1);
+	KUNIT_EXPECT_EQ(test, s.counters.expired, 1);
+	KUNIT_EXPECT_EQ(test, s.now, 40);
+	KUNIT_EXPECT_EQ(test, s.bucket, 40 / 16);
+	KUNIT_EXPECT_EQ(test, s.head + s.head2 + s.focus + s.calendar, 1);
+	KUNIT_EXPECT_GT(test, s.visits, 0);
+	KUNIT_EXPECT_LE(test, s.max_visits, s.visits);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &b), 1);
+}
+
+/* Lateness goes to its power-of-two bucket of microseconds. */
+static void paths_test_lateness_buckets(struct kunit *test)
+{
+	static const struct {
+		u64		ns;
+		unsigned int	bucket;
+	} cases[] = {
+		{ 0, 0 },	   { 999, 0 },	      { 1000, 1 },
+		{ 1999, 1 },	   { 2000, 2 },	      { 3999, 2 },
+		{ 4000, 3 },	   { 131071999, 17 }, { 131072000, 18 },
+		{ 262143999, 18 }, { 262144000, 19 }, { U64_MAX, 19 },
+	};
+	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct tq_snapshot before, after;
+	unsigned int i, b;
+	u64 d;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		tq_stats_snapshot(q, &before);
+		tq_stats_lateness(q, cases[i].ns);
+		tq_stats_snapshot(q, &after);
+		for (b = 0; b < TIMEQ_LATENESS_BUCKETS; b++) {
+			d = after.counters.lateness[b] -
+			    before.counters.lateness[b];
+			KUNIT_EXPECT_EQ_MSG(test, d, b == cases[i].bucket,
+					    "%llu ns, bucket %u", cases[i].ns,
+					    b);
+		}
+	}
+}
+
 static void paths_test_clock_rejects_nodes(struct kunit *test)
 {
 	struct timeq *q = timeq_create_monotonic(1000, 1 << 16, 0, 0, GFP_KERNEL);
@@ -358,9 +440,10 @@ static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 	DECLARE_COMPLETION_ONSTACK(done);
 	atomic_t left = ATOMIC_INIT(n), early = ATOMIC_INIT(0);
 	struct clock_timer *ct;
+	struct tq_snapshot s;
 	struct timeq *q;
 	unsigned int i;
-	u64 t, base;
+	u64 t, base, late;
 
 	ct = kunit_kcalloc(test, n, sizeof(*ct), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
@@ -383,6 +466,13 @@ static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 		KUNIT_EXPECT_EQ(test, ct[i].fired, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	/* Each expired once, and its lateness was counted once. */
+	tq_stats_snapshot(q, &s);
+	for (i = 0, late = 0; i < TIMEQ_LATENESS_BUCKETS; i++)
+		late += s.counters.lateness[i];
+	KUNIT_EXPECT_EQ(test, s.counters.expired, n);
+	KUNIT_EXPECT_EQ(test, late, n);
+	KUNIT_EXPECT_GE(test, s.counters.expiry_runs, 1);
 	kunit_info(test, "%u timers over %llu us: every one fired once, none early\n",
 		   n, spread * CLOCK_GRAN / 1000);
 }
@@ -895,7 +985,7 @@ static enum hrtimer_restart stress_hrtimer(struct hrtimer *hrtimer)
 
 static void stress_timer_fn(struct timer_list *timer)
 {
-	struct stress_cpu *sc = from_timer(sc, timer, timer);
+	struct stress_cpu *sc = timer_container_of(sc, timer, timer);
 
 	stress_fast(sc);
 	if (!READ_ONCE(sc->s->stop))
@@ -1003,9 +1093,8 @@ static void paths_test_stress(struct kunit *test)
 
 		sc->s = s;
 		sc->rand = get_random_u32() | 1;
-		hrtimer_init(&sc->hrtimer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_SOFT);
-		sc->hrtimer.function = stress_hrtimer;
+		hrtimer_setup(&sc->hrtimer, stress_hrtimer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_SOFT);
 		tasklet_setup(&sc->tasklet, stress_tasklet);
 		timer_setup(&sc->timer, stress_timer_fn, TIMER_PINNED);
 		smp_call_function_single(cpu, stress_start_cpu, sc, true);
@@ -1096,6 +1185,8 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_lanes),
 	KUNIT_CASE(paths_test_latest_wins),
 	KUNIT_CASE(paths_test_errors),
+	KUNIT_CASE(paths_test_counters),
+	KUNIT_CASE(paths_test_lateness_buckets),
 	KUNIT_CASE(paths_test_clock_rejects_nodes),
 	KUNIT_CASE(paths_test_clock_never_early),
 	KUNIT_CASE(paths_test_clock_storm),

@@ -7,12 +7,10 @@
  * (-EINVAL) and says why if anything disagrees. Then it arms timers on a
  * CLOCK_MONOTONIC queue, half from the slow side and half through the fast
  * path with bottom halves disabled, and waits for every callback: each
- * must run once and none early. Last it measures how late callbacks run
- * (lateness.c) and prints it. Nothing stays behind: it can be unloaded at
- * once.
+ * must run once and none early. It takes the fast path through each of
+ * its outcomes once. Last it measures how late callbacks run (lateness.c)
+ * and prints it. Nothing stays behind: it can be unloaded at once.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/module.h>
@@ -109,6 +107,43 @@ out_free:
 	return err;
 }
 
+/*
+ * The fast path's three outcomes, each checked: applied in place, refused
+ * beyond the horizon, and deferred while a lock it tries is taken (here,
+ * by this function). With timeq's tracepoints enabled each fires its
+ * event, which tools/testing/vm/trace.sh looks for.
+ */
+static int smoke_fast_outcomes(void)
+{
+	int applied, refused, deferred, deleted, err = 0;
+	struct timeq_timer timer;
+	struct timeq *q;
+
+	q = timeq_create(0, 1024, 0, 0, GFP_KERNEL);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	timeq_timer_init(&timer, NULL);
+	local_bh_disable();
+	applied = timeq_fast_update(q, &timer, 10);
+	refused = timeq_fast_update(q, &timer, 5000);
+	spin_lock(&q->head_lock);
+	deferred = timeq_fast_update(q, &timer, 20);
+	spin_unlock(&q->head_lock);
+	local_bh_enable();
+	/* The request is applied before the delete. */
+	deleted = timeq_delete_sync(q, &timer);
+	if (applied != TIMEQ_APPLIED || refused != -ERANGE ||
+	    deferred != TIMEQ_DEFERRED || deleted != 1 ||
+	    timeq_node_time(&timer.node) != 20) {
+		pr_err("fast path: applied %d, refused %d, deferred %d, deleted %d at %llu\n",
+		       applied, refused, deferred, deleted,
+		       timeq_node_time(&timer.node));
+		err = -EINVAL;
+	}
+	timeq_destroy(q);
+	return err;
+}
+
 /* The lateness figures (lateness.h): printed; never early is the test. */
 static int smoke_lateness(void)
 {
@@ -167,6 +202,8 @@ static int __init timeq_smoke_init(void)
 	pr_info("%lu operations over %u shapes agreed with the model\n",
 		total, diff_nshapes);
 	err = smoke_clock();
+	if (!err)
+		err = smoke_fast_outcomes();
 	if (err)
 		return err;
 	return smoke_lateness();
@@ -181,4 +218,4 @@ module_exit(timeq_smoke_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("timeq smoke test for kernels without KUnit");
-MODULE_IMPORT_NS(TIMEQ);
+MODULE_IMPORT_NS(TIMEQ_NS);

@@ -35,6 +35,9 @@
  *    dropped. @running names the timer whose callback runs, so that
  *    timeq_delete_sync() can wait for it (the way timer_delete_sync() waits
  *    on a timer base's running_timer).
+ *  - Just before a callback, the clock is read once more: how late the
+ *    callback starts goes to the queue's lateness histogram (stats.h) and
+ *    to the timeq_expire_entry event.
  */
 
 #include <linux/hrtimer.h>
@@ -52,6 +55,8 @@
 
 #include "paths.h"
 #include "queue.h"
+#include "stats.h"
+#include "trace/timeq.h"
 
 static unsigned int expire_budget = 64;
 module_param(expire_budget, uint, 0644);
@@ -179,6 +184,7 @@ void tq_clock_expire(struct timeq *q)
 	struct timeq_timer *timer;
 	struct timeq_node *node;
 	bool more, again;
+	u64 late;
 
 	for (done = 0; ; done++) {
 		might_sleep();
@@ -210,11 +216,31 @@ void tq_clock_expire(struct timeq *q)
 		tq_unlock(q);
 		if (done)
 			wake_up_all(&clock->wait);
+		late = tq_clock_late(q, node);
+		trace_timeq_expire_entry(q, node, late);
 		if (timer->fn)
 			timer->fn(timer);
+		trace_timeq_expire_exit(q, node);
 	}
-	if (done)
+	if (done) {
 		wake_up_all(&clock->wait);
+		this_cpu_inc(q->counters->expiry_runs);
+		this_cpu_add(q->counters->expired, done);
+	}
+}
+
+/*
+ * How late @node's callback starts, in nanoseconds, counted in the
+ * lateness histogram: a node of tick t is due at t * granularity.
+ */
+u64 tq_clock_late(struct timeq *q, const struct timeq_node *node)
+{
+	u64 due = node->time * q->clock->granularity;
+	u64 now = ktime_get_ns();
+	u64 late = now > due ? now - due : 0;
+
+	tq_stats_lateness(q, late);
+	return late;
 }
 
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
@@ -301,8 +327,8 @@ struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
 	q = timeq_create(tq_clock_tick(clock), horizon, delta, nbuckets, gfp);
 	if (IS_ERR(q))
 		goto err_free_clock;
-	hrtimer_init(&clock->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	clock->hrtimer.function = tq_clock_fire;
+	hrtimer_setup(&clock->hrtimer, tq_clock_fire, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS);
 	clock->q = q;
 	clock->armed = TQ_UNARMED;
 	init_waitqueue_head(&clock->wait);
@@ -313,7 +339,7 @@ err_free_clock:
 	kfree(clock);
 	return q;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_create_monotonic, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_create_monotonic, TIMEQ_NS);
 
 /**
  * timeq_clock_ticks - the current tick of a clocked queue's clock
@@ -330,4 +356,4 @@ u64 timeq_clock_ticks(const struct timeq *q)
 {
 	return tq_clock_tick(q->clock);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_clock_ticks, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_clock_ticks, TIMEQ_NS);

@@ -10,7 +10,8 @@
  *    CLOCK_MONOTONIC. Its elements (struct timeq_elem) are timers, each
  *    with the caller's cookie, allocated from a kmem_cache made with
  *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
- *    so are the file, the queue's arrays and the handle table.
+ *    so are the file, the queue's arrays and per-CPU counters, and the
+ *    handle table.
  *  - A handle is the element's index in the file's xarray (low 32 bits)
  *    and a generation (high 32 bits) from the file's own counter, which
  *    starts at a random value. A handle is refused once its element is
@@ -91,6 +92,7 @@
 #include <uapi/linux/timeq.h>
 
 #include "dev.h"
+#include "stats.h"
 
 static unsigned int default_elements = 65536;
 module_param(default_elements, uint, 0644);
@@ -699,34 +701,63 @@ static long dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
 	return timeq_del_less_than(f->q, arg->time, dev_expire_fn, f);
 }
 
+/* The queue's own figures, as debugfs shows them (stats.c). */
+static void dev_stats_queue(struct timeq_stats *out, struct timeq *q)
+{
+	struct tq_snapshot s;
+
+	tq_stats_snapshot(q, &s);
+	out->delta = s.delta;
+	out->buckets = s.buckets;
+	out->head = s.head;
+	out->head2 = s.head2;
+	out->focus = s.focus;
+	out->calendar = s.calendar;
+	out->bucket = s.bucket;
+	out->visits = s.visits;
+	out->max_visits = s.max_visits;
+	out->fast_applied = s.counters.fast_applied;
+	out->fast_deferred = s.counters.fast_deferred;
+	out->fast_contended = s.counters.fast_contended;
+	out->fast_refused = s.counters.fast_refused;
+	out->handoffs = s.counters.handoffs;
+	out->drained = s.counters.drained;
+	out->slow_runs = s.counters.slow_runs;
+	out->expiry_runs = s.counters.expiry_runs;
+	BUILD_BUG_ON(sizeof(out->lateness) != sizeof(s.counters.lateness));
+	memcpy(out->lateness, s.counters.lateness, sizeof(out->lateness));
+}
+
 static long dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
 		      u32 usize)
 {
 	struct timeq_stats *arg = karg;
-	struct timeq_stats out = { .size = arg->size };
 
+	/* Past @size, @arg is zero: it is the result, written whole. */
 	if (!dev_zero(&arg->clock,
 		      sizeof(*arg) - offsetof(struct timeq_stats, clock)))
 		return -EINVAL;
+	arg->filled = min_t(u32, usize, sizeof(*arg));
 	if (f->q) {
-		out.clock = f->clock;
-		out.now = timeq_now(f->q);
-		out.horizon = f->horizon;
-		out.max_elements = f->cap;
-		out.configured = 1;
-		out.inserted = f->inserted;
+		arg->clock = f->clock;
+		arg->now = timeq_now(f->q);
+		arg->horizon = f->horizon;
+		arg->max_elements = f->cap;
+		arg->configured = 1;
+		arg->inserted = f->inserted;
 		/*
 		 * @nelems changes only under the mutex, which is held; the
 		 * expiry moves an element from queued to events under @lock.
 		 */
 		spin_lock(&f->lock);
-		out.events = f->nevents;
-		out.queued = f->nelems - f->nevents;
-		out.expired = f->expired;
+		arg->events = f->nevents;
+		arg->queued = f->nelems - f->nevents;
+		arg->expired = f->expired;
 		spin_unlock(&f->lock);
+		dev_stats_queue(arg, f->q);
 	}
-	return dev_copy_out(uarg, &out, offsetof(struct timeq_stats, clock),
-			    sizeof(out), usize);
+	return dev_copy_out(uarg, arg, offsetof(struct timeq_stats, clock),
+			    sizeof(*arg), usize);
 }
 
 /* Check and prepare one operation of a batch; its errno, or 0. */

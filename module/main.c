@@ -3,13 +3,16 @@
  * timeq.ko: the module around the two-head calendar queue. It exports the
  * API of include/linux/timeq.h in the TIMEQ symbol namespace
  * (MODULE_IMPORT_NS(TIMEQ) to use it), owns the workqueue that runs every
- * queue's slow path, and registers /dev/timeq (dev.c).
+ * queue's slow path, makes its debugfs directory (stats.c), and registers
+ * /dev/timeq (dev.c).
  */
 #include <linux/module.h>
 #include <linux/workqueue.h>
 
 #include "dev.h"
 #include "paths.h"
+#include "stats.h"
+#include "trace/timeq.h"
 
 /*
  * The slow path of every queue, one work item per queue. Unbound: a run
@@ -28,15 +31,18 @@ static int __init timeq_init(void)
 {
 	int ret;
 
+	tq_trace_init();
 	timeq_wq = alloc_workqueue("timeq", WQ_UNBOUND, 0);
 	if (!timeq_wq)
 		return -ENOMEM;
+	tq_stats_init();
 	ret = timeq_dev_init();
 	if (ret)
-		goto err_wq;
+		goto err_stats;
 	return 0;
 
-err_wq:
+err_stats:
+	tq_stats_exit();
 	destroy_workqueue(timeq_wq);
 	return ret;
 }
@@ -44,6 +50,7 @@ err_wq:
 static void __exit timeq_exit(void)
 {
 	timeq_dev_exit();
+	tq_stats_exit();
 	destroy_workqueue(timeq_wq);
 }
 

@@ -102,6 +102,22 @@
  * update between the two. Every slow-side timer call drains the list
  * first, for the same reason.
  *
+ * Counting and tracing
+ * --------------------
+ *
+ * Every path counts what it does in the queue's per-CPU counters
+ * (stats.h): this_cpu_inc() takes no lock and writes a line no other CPU
+ * writes. A failed trylock is counted where it fails.
+ *
+ * Each outcome fires a tracepoint (trace/timeq.h). Disabled, a tracepoint
+ * is a static branch: a no-op instruction in the path. Enabled, it
+ * reserves an entry in this CPU's ring buffer, which takes no lock and
+ * never waits (a full buffer overwrites its oldest entry, or drops the
+ * new one), hashes the node's address for its id (SipHash of one word),
+ * copies five fields and commits the entry: no loop and no wait, so the
+ * fast path stays O(1) and still never waits. The fast path fires its
+ * event after it has dropped the locks it tried.
+ *
  * Lifetimes
  * ---------
  *
@@ -128,6 +144,8 @@
 
 #include "paths.h"
 #include "queue.h"
+#include "stats.h"
+#include "trace/timeq.h"
 
 /* Nodes one lock hold of timeq_del_less_than() removes without a callback. */
 #define TQ_BATCH	TIMEQ_HOLD
@@ -241,6 +259,35 @@ void tq_take(struct timeq_node *node, void *arg)
 	*(struct timeq_node **)arg = node;
 }
 
+/* The slow side's insert, delete and update, each traced when it succeeds. */
+static int tq_insert(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	int ret = __timeq_insert(q, node, time);
+
+	if (!ret)
+		trace_timeq_insert(q, node, time);
+	return ret;
+}
+
+static int tq_delete(struct timeq *q, struct timeq_node *node)
+{
+	int ret = __timeq_delete(q, node);
+
+	if (!ret)
+		trace_timeq_delete(q, node, node->time);
+	return ret;
+}
+
+static int tq_update(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	u64 old = node->time;
+	int ret = __timeq_update(q, node, time);
+
+	if (!ret)
+		trace_timeq_update(q, node, old, time);
+	return ret;
+}
+
 /* Queue @timer at @time, or at the clock if @time has passed. */
 static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
@@ -249,8 +296,8 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 	tq_assert_locked(q);
 	time = max(time, q->now);
 	if (tq_owner(&timer->node) == q)
-		return __timeq_update(q, &timer->node, time);
-	return __timeq_insert(q, &timer->node, time);
+		return tq_update(q, &timer->node, time);
+	return tq_insert(q, &timer->node, time);
 }
 
 /*
@@ -263,6 +310,7 @@ static void tq_drain(struct timeq *q)
 {
 	struct timeq_timer *timer, *next;
 	struct llist_node *list;
+	unsigned long n = 0;
 
 	tq_assert_locked(q);
 	list = llist_reverse_order(llist_del_all(&q->handoffs));
@@ -280,6 +328,11 @@ static void tq_drain(struct timeq *q)
 		if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
 			tq_arm(q, timer, READ_ONCE(timer->want));
 		tq_finish(q);
+		n++;
+	}
+	if (n) {
+		this_cpu_add(q->counters->drained, n);
+		trace_timeq_handoff_drained(q, n);
 	}
 }
 
@@ -298,11 +351,14 @@ static void tq_work(struct work_struct *work)
 {
 	struct timeq *q = container_of(work, struct timeq, work);
 
+	this_cpu_inc(q->counters->slow_runs);
+	trace_timeq_slow_entry(q);
 	tq_slow_begin(q);
 	tq_drain(q);
 	tq_slow_end(q);
 	if (q->clock)
 		tq_clock_expire(q);
+	trace_timeq_slow_exit(q);
 }
 
 /*
@@ -338,9 +394,10 @@ static void tq_kick(struct irq_work *kick)
  *
  * The queue's clock moves only when the caller removes nodes with
  * timeq_delete_min() or timeq_del_less_than(); see timeq_create_monotonic()
- * for a queue that expires timers by itself.
+ * for a queue that expires timers by itself. The queue also gets counters
+ * for each CPU (module/stats.h), a number, and a file in debugfs.
  *
- * Context: process context; may sleep if @gfp allows.
+ * Context: process context, may sleep.
  * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
  * if the memory could not be had.
  */
@@ -350,25 +407,34 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	struct timeq *q;
 	int err;
 
+	might_sleep();
 	q = kzalloc(sizeof(*q), gfp);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
+	q->counters = alloc_percpu_gfp(struct timeq_counters, gfp);
+	if (!q->counters) {
+		err = -ENOMEM;
+		goto err_free_queue;
+	}
 	err = __timeq_init(q, now, horizon, delta, nbuckets, gfp);
 	if (err)
-		goto err_free_queue;
+		goto err_free_counters;
 	spin_lock_init(&q->head_lock);
 	spin_lock_init(&q->head2_lock);
 	spin_lock_init(&q->bucket_lock);
 	init_llist_head(&q->handoffs);
 	init_irq_work(&q->kick, tq_kick);
 	INIT_WORK(&q->work, tq_work);
+	tq_stats_register(q);
 	return q;
 
+err_free_counters:
+	free_percpu(q->counters);
 err_free_queue:
 	kfree(q);
 	return ERR_PTR(err);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ_NS);
 
 /**
  * timeq_destroy - free a queue
@@ -393,6 +459,7 @@ void timeq_destroy(struct timeq *q)
 		tq_clock_stop(q);
 	irq_work_sync(&q->kick);
 	cancel_work_sync(&q->work);
+	tq_stats_unregister(q);
 	tq_discard(q);
 	tq_lock(q);
 	while (__timeq_release_step(q)) {
@@ -402,10 +469,11 @@ void timeq_destroy(struct timeq *q)
 	}
 	tq_unlock(q);
 	__timeq_free(q);
+	free_percpu(q->counters);
 	kfree(q->clock);
 	kfree(q);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
 
 /**
  * timeq_insert - add a node
@@ -431,17 +499,17 @@ int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 		return -EINVAL;
 	spin_lock_bh(&q->bucket_lock);
 	if (!node->owner && tq_far_ok(q, node, time)) {
-		ret = __timeq_insert(q, node, time);
+		ret = tq_insert(q, node, time);
 		spin_unlock_bh(&q->bucket_lock);
 		return ret;
 	}
 	spin_unlock_bh(&q->bucket_lock);
 	tq_slow_begin(q);
-	ret = __timeq_insert(q, node, time);
+	ret = tq_insert(q, node, time);
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ_NS);
 
 /**
  * timeq_delete - remove a node
@@ -465,17 +533,17 @@ int timeq_delete(struct timeq *q, struct timeq_node *node)
 	might_sleep();
 	spin_lock_bh(&q->bucket_lock);
 	if (tq_far_ok(q, node, TQ_DELETE)) {
-		ret = __timeq_delete(q, node);
+		ret = tq_delete(q, node);
 		spin_unlock_bh(&q->bucket_lock);
 		return ret;
 	}
 	spin_unlock_bh(&q->bucket_lock);
 	tq_slow_begin(q);
-	ret = __timeq_delete(q, node);
+	ret = tq_delete(q, node);
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_delete, TIMEQ_NS);
 
 /**
  * timeq_update - move a node to another time
@@ -501,17 +569,17 @@ int timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 	might_sleep();
 	spin_lock_bh(&q->bucket_lock);
 	if (node->owner && tq_far_ok(q, node, time)) {
-		ret = __timeq_update(q, node, time);
+		ret = tq_update(q, node, time);
 		spin_unlock_bh(&q->bucket_lock);
 		return ret;
 	}
 	spin_unlock_bh(&q->bucket_lock);
 	tq_slow_begin(q);
-	ret = __timeq_update(q, node, time);
+	ret = tq_update(q, node, time);
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ_NS);
 
 /**
  * timeq_delete_min - remove the earliest node and move the clock to it
@@ -531,10 +599,12 @@ struct timeq_node *timeq_delete_min(struct timeq *q)
 
 	tq_slow_begin(q);
 	node = __timeq_delete_min(q);
+	if (node)
+		trace_timeq_delete(q, node, node->time);
 	tq_slow_end(q);
 	return node;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ_NS);
 
 /**
  * timeq_del_less_than - remove every node before a time, then set the clock
@@ -567,6 +637,7 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 	unsigned long removed = 0, n;
 	struct timeq_node *node;
 	bool more;
+	u64 late;
 
 	do {
 		tq_slow_begin(q);
@@ -577,12 +648,20 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 		more = n || q->now < time;
 		tq_slow_end(q);
 		removed += n;
-		if (n && fn)
+		if (n && fn) {
+			late = q->clock ? tq_clock_late(q, node) : 0;
+			trace_timeq_expire_entry(q, node, late);
 			fn(node, arg);
+			trace_timeq_expire_exit(q, node);
+		}
 	} while (more);
+	if (removed) {
+		this_cpu_inc(q->counters->expiry_runs);
+		this_cpu_add(q->counters->expired, removed);
+	}
 	return removed;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ_NS);
 
 /**
  * timeq_check - verify every invariant of a queue
@@ -612,7 +691,7 @@ int timeq_check(struct timeq *q, char *buf, size_t len)
 	tq_unlock(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ_NS);
 
 /* --- the fast path --- */
 
@@ -702,16 +781,21 @@ static bool tq_next_in_calendar(const struct timeq *q)
 	return q->bucket_count[tq_slot(q, tq_cur(q) + 1)];
 }
 
-/* tq_next_in_calendar() from the near lane, trying bucket_lock. */
-static bool tq_try_next_in_calendar(struct timeq *q)
+/*
+ * tq_next_in_calendar() from the near lane, trying bucket_lock: 0 if the
+ * list is empty, -EAGAIN if it holds nodes, -ENOLCK if the lock was taken.
+ */
+static int tq_try_next_in_calendar(struct timeq *q)
 {
 	bool ret;
 
-	if (!spin_trylock(&q->bucket_lock))
-		return true;
+	if (!spin_trylock(&q->bucket_lock)) {
+		this_cpu_inc(q->counters->fast_contended);
+		return -ENOLCK;
+	}
 	ret = tq_next_in_calendar(q);
 	spin_unlock(&q->bucket_lock);
-	return ret;
+	return ret ? -EAGAIN : 0;
 }
 
 /* The near lane, under head_lock and head2_lock: within buckets cur, cur + 1. */
@@ -744,8 +828,9 @@ static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 		case TQ_LONG:
 			return -EAGAIN;
 		case TQ_CHECK_NEXT:
-			if (tq_try_next_in_calendar(q))
-				return -EAGAIN;
+			ret = tq_try_next_in_calendar(q);
+			if (ret)
+				return ret;
 			break;
 		}
 		ret = __timeq_update(q, node, time);
@@ -804,6 +889,7 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 			return -ESHUTDOWN;
 		}
 		llist_add(&timer->handoff, &q->handoffs);
+		this_cpu_inc(q->counters->handoffs);
 		irq_work_queue(&q->kick);
 	}
 	return TIMEQ_DEFERRED;
@@ -828,13 +914,18 @@ static enum tq_lane tq_fast_lane(const struct timeq *q,
 	return far ? TQ_LANE_CROSS : TQ_LANE_NEAR;
 }
 
-/* Each lane: try its locks, apply, or -EAGAIN to defer. */
+/*
+ * Each lane: try its locks, apply, or defer: -EAGAIN where the update
+ * needs the slow path, -ENOLCK where a lock was taken.
+ */
 static int tq_try_far(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	int ret;
 
-	if (!spin_trylock(&q->bucket_lock))
-		return -EAGAIN;
+	if (!spin_trylock(&q->bucket_lock)) {
+		this_cpu_inc(q->counters->fast_contended);
+		return -ENOLCK;
+	}
 	ret = tq_fast_far(q, timer, time);
 	spin_unlock(&q->bucket_lock);
 	return ret;
@@ -845,7 +936,7 @@ static int tq_try_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 	int ret;
 
 	if (!spin_trylock(&q->head_lock))
-		return -EAGAIN;
+		goto contended;
 	if (!spin_trylock(&q->head2_lock))
 		goto unlock_head;
 	ret = tq_fast_near(q, timer, time);
@@ -855,7 +946,9 @@ static int tq_try_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 unlock_head:
 	spin_unlock(&q->head_lock);
-	return -EAGAIN;
+contended:
+	this_cpu_inc(q->counters->fast_contended);
+	return -ENOLCK;
 }
 
 static int tq_try_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
@@ -863,7 +956,7 @@ static int tq_try_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
 	int ret;
 
 	if (!spin_trylock(&q->head_lock))
-		return -EAGAIN;
+		goto contended;
 	if (!spin_trylock(&q->head2_lock))
 		goto unlock_head;
 	if (!spin_trylock(&q->bucket_lock))
@@ -878,7 +971,36 @@ unlock_head2:
 	spin_unlock(&q->head2_lock);
 unlock_head:
 	spin_unlock(&q->head_lock);
-	return -EAGAIN;
+contended:
+	this_cpu_inc(q->counters->fast_contended);
+	return -ENOLCK;
+}
+
+/* Count and trace a fast update that was applied, or refused with @ret. */
+static int tq_fast_done(struct timeq *q, struct timeq_timer *timer, u64 time,
+			int ret)
+{
+	if (ret < 0) {
+		this_cpu_inc(q->counters->fast_refused);
+		trace_timeq_fast_refused(q, timer, time, ret);
+	} else {
+		this_cpu_inc(q->counters->fast_applied);
+		trace_timeq_fast_applied(q, timer, time, ret);
+	}
+	return ret;
+}
+
+/* Hand a fast update off, and count and trace it as deferred for @why. */
+static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
+			 int why)
+{
+	int ret = tq_handoff(q, timer, time);
+
+	if (ret < 0)
+		return tq_fast_done(q, timer, time, ret);
+	this_cpu_inc(q->counters->fast_deferred);
+	trace_timeq_fast_deferred(q, timer, time, why);
+	return ret;
 }
 
 /**
@@ -917,9 +1039,9 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 	lockdep_assert_in_softirq();
 	/* A request is pending: this one joins it, without touching a lock. */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
-		return tq_handoff(q, timer, time);
+		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
 	if (READ_ONCE(timer->node.owner) && tq_owner(&timer->node) != q)
-		return -EBUSY;
+		return tq_fast_done(q, timer, time, -EBUSY);
 	switch (tq_fast_lane(q, &timer->node, time)) {
 	case TQ_LANE_FAR:
 		ret = tq_try_far(q, timer, time);
@@ -931,11 +1053,13 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		ret = tq_try_cross(q, timer, time);
 		break;
 	}
-	if (ret != -EAGAIN)
-		return ret;
-	return tq_handoff(q, timer, time);
+	if (ret == -ENOLCK)
+		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_CONTENDED);
+	if (ret == -EAGAIN)
+		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_SLOW);
+	return tq_fast_done(q, timer, time, ret);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
 
 /**
  * timeq_fast_min - the earliest time, from the fast path
@@ -954,8 +1078,10 @@ int timeq_fast_min(struct timeq *q, u64 *time)
 	int ret;
 
 	lockdep_assert_in_softirq();
-	if (!spin_trylock(&q->head_lock))
+	if (!spin_trylock(&q->head_lock)) {
+		this_cpu_inc(q->counters->fast_contended);
 		return -EAGAIN;
+	}
 	if (q->min) {
 		*time = q->min_time;
 		ret = 0;
@@ -965,7 +1091,7 @@ int timeq_fast_min(struct timeq *q, u64 *time)
 	spin_unlock(&q->head_lock);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
 
 /* --- the slow side's timer calls --- */
 
@@ -1005,7 +1131,7 @@ int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	return tq_timer_set(q, timer, time, false);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
 
 /**
  * timeq_timer_move - move a timer that is armed, from the slow side
@@ -1027,7 +1153,7 @@ int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	return tq_timer_set(q, timer, time, true);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
 
 /**
  * timeq_timer_delete - disarm a timer, without waiting
@@ -1048,11 +1174,11 @@ int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 
 	tq_slow_begin(q);
 	tq_drain(q);
-	ret = __timeq_delete(q, &timer->node) == 0;
+	ret = tq_delete(q, &timer->node) == 0;
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
 
 /*
  * Drain and delete until no request names @timer and no callback runs it.
@@ -1072,7 +1198,7 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
 		tq_drain(q);
-		if (!__timeq_delete(q, &timer->node))
+		if (!tq_delete(q, &timer->node))
 			ret = 1;
 		pending = test_bit(TIMEQ_TIMER_PENDING, &timer->flags);
 		running = q->clock && tq_clock_running(q, timer);
@@ -1106,7 +1232,7 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
  * with synchronize_rcu(). The callback must not re-arm the timer forever;
  * timeq_shutdown_sync() makes it refuse instead. This function must not be
  * called from the timer's own callback, nor while holding a lock the
- * callback takes:
+ * callback takes::
  *
  *	CPU0 (the caller)		CPU1 (the queue's work)
  *	mutex_lock(&m);
@@ -1124,7 +1250,7 @@ int timeq_delete_sync(struct timeq *q, struct timeq_timer *timer)
 {
 	return tq_delete_sync(q, timer, false);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
 
 /**
  * timeq_shutdown_sync - disarm a timer for good and wait
@@ -1148,4 +1274,4 @@ int timeq_shutdown_sync(struct timeq *q, struct timeq_timer *timer)
 {
 	return tq_delete_sync(q, timer, true);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ);
+EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ_NS);

@@ -32,6 +32,7 @@ void tq_clock_catch_up(struct timeq *q)
 void tq_clock_expire(struct timeq *q);
 void tq_clock_kick(struct timeq *q);
 u64 tq_clock_fast_tick(const struct timeq *q);
+u64 tq_clock_late(struct timeq *q, const struct timeq_node *node);
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);

@@ -43,7 +43,7 @@ echo "[2/4] building timeq.ko for $release, and timeqctl"
 echo "[3/4] booting $release in qemu, loading timeq.ko, running timeqctl"
 "$vm/run-stock.sh" 6.12 -k "$out/module/timeq.ko" \
 	-b "$out/timeqctl demo --timers 12 --spread 600" \
-	-b "$out/timeqctl sim --size 10000 --ops 20000" \
+	-b "$out/timeqctl sim --size 10000 --ops 20000 --stats" \
 	-b "$out/timeqctl stats" \
 	--log "$out/console.log" >"$out/checks.log" 2>&1
 rc=$?

@@ -7,9 +7,12 @@
  * and slow paths over it (the locks, the hand-off to the slow path, the
  * API below), module/clock.c the timer facility (a queue whose times are
  * CLOCK_MONOTONIC ticks, expired by the module with callbacks).
+ */
+
+/**
+ * DOC: Who may call what
  *
- * Who may call what
- * -----------------
+ * ::
  *
  *   calls                       context                 what they do
  *   -------------------------   ---------------------   ----------------------
@@ -86,6 +89,7 @@ struct timeq_node {
 
 struct timeq_timer;
 struct timeq_clock;
+struct timeq_counters;
 
 /**
  * typedef timeq_timer_fn - a timer's callback, run when it expires
@@ -137,8 +141,8 @@ struct timeq_timer {
 
 /**
  * struct timeq_bitmap - which lists of an array are non-empty
- * @level:	@level[0] has one bit per list; bit i of @level[l + 1] says
- *		whether word i of @level[l] is non-zero
+ * @level:	the levels: level 0 has one bit per list, and bit i of level
+ *		l + 1 says whether word i of level l is non-zero
  * @words:	the number of words in each level; the top one has one
  * @levels:	the number of levels in use
  */
@@ -198,13 +202,19 @@ struct timeq_head {
  *		fast path, which may not do either itself
  * @work:	the slow path: applies @handoffs, expires due timers
  * @clock:	the timer facility's state, or NULL for a plain queue
+ * @counters:	what each CPU counted of the queue (module/stats.h)
+ * @id:		the queue's number, from 1 in order of creation: it names
+ *		the queue in debugfs and in trace events, which never show
+ *		its address
+ * @registry:	the queue's place in the list of live queues
+ *		(module/stats.c)
  *
  * Private to module/ but for the accessors below. Changing which array
  * plays which role, @now's bucket, or @pend takes all three locks, in the
  * order above; module/paths.c says who takes which for the rest.
  */
 struct timeq {
-	/* Read by every path; written under all three locks. */
+	/* Read by every path; set at creation, or under all three locks. */
 	u64			horizon;
 	unsigned int		delta_shift;
 	unsigned int		buckets_shift;
@@ -213,6 +223,7 @@ struct timeq {
 	struct timeq_head	*focus;
 	unsigned int		pend;
 	struct timeq_clock	*clock;
+	struct timeq_counters __percpu *counters;
 
 	/* The near region: head_lock and what it guards. */
 	spinlock_t		head_lock ____cacheline_aligned_in_smp;
@@ -243,6 +254,10 @@ struct timeq {
 	struct llist_head	handoffs ____cacheline_aligned_in_smp;
 	struct irq_work		kick;
 	struct work_struct	work;
+
+	/* Set at creation, for the registry (module/stats.c). */
+	u64			id;
+	struct list_head	registry;
 #ifdef TIMEQ_DEBUG_FIFO
 	atomic64_t		seq;
 	atomic64_t		inserted;

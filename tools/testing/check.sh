@@ -19,12 +19,20 @@
 #                 bound on node visits per lock hold (tools/testing/queue)
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
+#   install       dkms build from a copy of the tree against those headers,
+#                 make install into a staging root, and a program built
+#                 against the staged libtimeq with pkg-config
+#   docs          timeq(4) rendered by groff and man without a warning and
+#                 naming all of the ABI, the documentation's example
+#                 programs built, and make htmldocs without a warning
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
 #                 built once and cached outside the tree, the KUnit suites
 #                 (timeq_queue, timeq_paths) and the /dev/timeq kselftests
-#                 (64- and 32-bit) booted in it under qemu; the stock 6.12,
-#                 6.12-rt and 6.1 kernels booted with timeq, its smoke test
-#                 and the kselftests; and the bench's own self-test, which
+#                 (64- and 32-bit) and libtimeq's booted in it under qemu;
+#                 the stock 6.12, 6.12-rt and 6.1 kernels booted with timeq,
+#                 its smoke test and the kselftests; the tracepoints through
+#                 tracefs in the stock 6.12 kernel (vm/trace.sh); and the
+#                 bench's own self-test, which
 #                 plants each kind of failure and expects the bench to
 #                 report it (tools/testing/vm)
 #   make-run      `make run` itself: timeqctl demo and sim in the stock 6.12
@@ -107,17 +115,32 @@ vm() {
 		TIMEQ_KUNIT=y TIMEQ_DEBUG=y || return
 	step vm-kselftest-build make -C tools/testing/selftests/timeq \
 		KSFT="$kdir/tools/testing/selftests" OUT="$st" || return
+	step vm-timeqctl-build make -C tools/timeqctl OUT="$top/build/timeqctl" ||
+		return
+	step vm-examples-build make -C Documentation/examples \
+		OUT="$top/build/examples" || return
 	suite vm-debug "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
 		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" \
 		--kunit timeq_queue --kunit timeq_paths \
-		-b "$st/timeq_test" -b "$st/timeq_test_32"
+		-b "$st/timeq_test" -b "$st/timeq_test_32" -b "$st/timeq_lib_test"
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
 	for series in 6.12 6.12-rt 6.1; do
 		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)
 		suite "vm-stock-$series" "$vm/run-stock.sh" "$series" \
 			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko" \
-			-b "$st/timeq_test" -b "$st/timeq_test_32"
+			-b "$st/timeq_test" -b "$st/timeq_test_32" \
+			-b "$st/timeq_lib_test"
 	done
+	# The tracepoints through tracefs, in the stock 6.12 kernel, with
+	# timeq_smoke.ko, timeqctl and the documentation's examples to fire them.
+	mods=$top/build/module-$("$vm/run-stock.sh" 6.12 --print-release 2>/dev/null)
+	suite vm-trace-6.12 "$vm/run-stock.sh" 6.12 -k "$mods/timeq.ko" \
+		-f "$mods/timeq_smoke.ko:/lib/modules/timeq/timeq_smoke.ko" \
+		-f "$top/build/timeqctl/timeqctl:/bin/timeqctl" \
+		-f "$top/build/examples/example-manual:/bin/example-manual" \
+		-f "$top/build/examples/example-lib:/bin/example-lib" \
+		-f "$top/build/examples/example-timeq4:/bin/example-timeq4" \
+		-b "$top/$vm/trace.sh"
 	step make-run tools/run.sh
 	suite vm-selftest "$vm/selftest.sh"
 }
@@ -127,6 +150,8 @@ if step deps tools/testing/deps.sh; then
 	gates
 	queue
 	suite module-builds tools/testing/module-builds.sh
+	suite install tools/testing/install.sh
+	suite docs tools/testing/docs.sh
 	[ "${TIMEQ_CHECK_VM:-1}" = 0 ] || vm
 fi
 

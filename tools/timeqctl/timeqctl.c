@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * timeqctl - a small command line over /dev/timeq (include/uapi/linux/timeq.h)
+ * timeqctl - a small command line over /dev/timeq (include/uapi/linux/timeq.h),
+ * through libtimeq (tools/lib/timeq)
  *
  *	timeqctl demo	arm timers at a spread of deadlines on a monotonic
  *			queue and print each as it fires, with its lateness
  *	timeqctl sim	a manual-clock hold-model run, printing ops/s
- *	timeqctl stats	the module's limits and a fresh file's state
+ *	timeqctl stats	the module's limits, or the figures of an open file
  *
  * Every command takes --help. Exit status: 0 done (for demo: every timer
  * fired once and none early), 1 a check or a call failed, 2 bad usage.
@@ -20,22 +21,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/timeq.h>
+#include <timeq/timeq.h>
 
 #define DEV	"/dev/timeq"
 
 static const char *command = "timeqctl";
 
-static void fail(const char *what, const char *fmt, ...)
+/* Say that @what failed with libtimeq's @ret, a negative errno. */
+static void fail(const char *what, int ret, const char *fmt, ...)
 {
-	int err = errno;
 	va_list args;
 
-	fprintf(stderr, "timeqctl: %s: %s", what, strerror(err));
+	fprintf(stderr, "timeqctl: %s: %s", what, strerror(-ret));
 	if (fmt) {
 		fprintf(stderr, " (");
 		va_start(args, fmt);
@@ -48,20 +48,77 @@ static void fail(const char *what, const char *fmt, ...)
 
 static int open_dev(void)
 {
-	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+	int fd = timeq_open(0);
 
 	if (fd < 0)
-		fail("open", "%s: is the timeq module loaded?", DEV);
+		fail("open", fd, "%s: is the timeq module loaded?", DEV);
 	return fd;
 }
 
-static struct timeq_stats get_stats(int fd)
+/* The figures of TIMEQ_STATS, as debugfs shows them for every queue. */
+static void print_stats(const struct timeq_stats *st)
 {
-	struct timeq_stats st = { .size = sizeof(st) };
+	static const char *const clocks[] = { "manual", "monotonic" };
+	unsigned int i;
 
-	if (ioctl(fd, TIMEQ_STATS, &st))
-		fail("stats", NULL);
-	return st;
+	printf("file: %s clock, now %llu, horizon %llu, cap %u\n",
+	       st->clock < 2 ? clocks[st->clock] : "unknown",
+	       (unsigned long long)st->now, (unsigned long long)st->horizon,
+	       st->max_elements);
+	printf("  elements: %llu queued, %llu events unread; %llu inserted, %llu expired\n",
+	       (unsigned long long)st->queued, (unsigned long long)st->events,
+	       (unsigned long long)st->inserted,
+	       (unsigned long long)st->expired);
+	if (!st->filled) {
+		printf("  (the module knows no more figures than these)\n");
+		return;
+	}
+	printf("  queue: delta %u, %u buckets, current bucket %llu\n",
+	       st->delta, st->buckets, (unsigned long long)st->bucket);
+	printf("  where: head %llu, head2 %llu, focus %llu, calendar %llu\n",
+	       (unsigned long long)st->head, (unsigned long long)st->head2,
+	       (unsigned long long)st->focus,
+	       (unsigned long long)st->calendar);
+	printf("  slow side: %llu node visits, at most %llu in a lock hold; %llu runs, %llu expiries\n",
+	       (unsigned long long)st->visits,
+	       (unsigned long long)st->max_visits,
+	       (unsigned long long)st->slow_runs,
+	       (unsigned long long)st->expiry_runs);
+	printf("  fast path: %llu applied, %llu deferred, %llu failed trylocks, %llu refused; %llu hand-offs, %llu drained\n",
+	       (unsigned long long)st->fast_applied,
+	       (unsigned long long)st->fast_deferred,
+	       (unsigned long long)st->fast_contended,
+	       (unsigned long long)st->fast_refused,
+	       (unsigned long long)st->handoffs,
+	       (unsigned long long)st->drained);
+	printf("  lateness:");
+	for (i = 0; i < TIMEQ_LATENESS_BUCKETS; i++) {
+		if (!st->lateness[i])
+			continue;
+		if (!i)
+			printf(" <1us %llu", (unsigned long long)st->lateness[i]);
+		else if (i == TIMEQ_LATENESS_BUCKETS - 1)
+			printf(" >=%luus %llu", 1UL << (i - 1),
+			       (unsigned long long)st->lateness[i]);
+		else
+			printf(" %lu-%luus %llu", 1UL << (i - 1), 1UL << i,
+			       (unsigned long long)st->lateness[i]);
+	}
+	printf("%s\n", st->expired ? "" : " none expired");
+}
+
+/* Print the figures of @fd; 0, or 1 if they could not be had. */
+static int show_stats(int fd)
+{
+	struct timeq_stats st;
+	int ret = timeq_stats(fd, &st);
+
+	if (ret) {
+		fail("stats", ret, NULL);
+		return 1;
+	}
+	print_stats(&st);
+	return 0;
 }
 
 static uint64_t mono_ns(void)
@@ -93,12 +150,13 @@ static void demo_help(FILE *out)
 {
 	fprintf(out,
 		"usage: timeqctl demo [--timers N] [--spread MS] [--granularity NS]\n"
+		"                     [--stats]\n"
 		"\n"
 		"Arms N timers (default 10) on a CLOCK_MONOTONIC queue at deadlines\n"
 		"spread over MS milliseconds (default 500), in shuffled order, ticks\n"
 		"of NS nanoseconds (default 1000). Prints each timer as it fires,\n"
-		"with how late it was. Exits 0 only if every timer fired once and\n"
-		"none fired early.\n");
+		"with how late it was, and with --stats the queue's figures at the\n"
+		"end. Exits 0 only if every timer fired once and none fired early.\n");
 }
 
 static int cmd_demo(int argc, char **argv)
@@ -107,14 +165,15 @@ static int cmd_demo(int argc, char **argv)
 		{ "timers", required_argument, NULL, 'n' },
 		{ "spread", required_argument, NULL, 's' },
 		{ "granularity", required_argument, NULL, 'g' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	uint64_t n = 10, spread_ms = 500, gran = 1000, start, now, *deadline;
-	struct timeq_configure c = { .size = sizeof(c) };
+	uint64_t horizon, time;
 	unsigned int *fired, bad = 0, i, got = 0;
+	int fd, opt, ret, stats = 0;
 	struct timeq_event ev;
-	int fd, opt;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -126,6 +185,9 @@ static int cmd_demo(int argc, char **argv)
 			break;
 		case 'g':
 			gran = parse("granularity", optarg);
+			break;
+		case 'S':
+			stats = 1;
 			break;
 		case 'h':
 			demo_help(stdout);
@@ -142,12 +204,11 @@ static int cmd_demo(int argc, char **argv)
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
-	c.clock = TIMEQ_CLOCK_MONOTONIC;
-	c.granularity = gran;
-	c.horizon = (spread_ms * 1000000 + 1000000000) / gran + 1;
-	if (ioctl(fd, TIMEQ_CONFIGURE, &c)) {
-		fail("configure", "granularity %llu ns, horizon %llu ticks",
-		     (unsigned long long)gran, (unsigned long long)c.horizon);
+	horizon = (spread_ms * 1000000 + 1000000000) / gran + 1;
+	ret = timeq_configure_monotonic(fd, gran, horizon, 0);
+	if (ret) {
+		fail("configure", ret, "granularity %llu ns, horizon %llu ticks",
+		     (unsigned long long)gran, (unsigned long long)horizon);
 		return 1;
 	}
 	deadline = calloc(n, sizeof(*deadline));
@@ -161,19 +222,20 @@ static int cmd_demo(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		/* Armed in a shuffled order: deadline j for timer i. */
 		uint64_t j = (i * 7919) % n;
-		struct timeq_insert in = { .size = sizeof(in), .cookie = i };
 
 		deadline[i] = start + (j + 1) * spread_ms * 1000000 / n;
-		in.time = (deadline[i] + gran - 1) / gran;
-		if (ioctl(fd, TIMEQ_INSERT, &in)) {
-			fail("insert", "timer %u at %llu", i,
-			     (unsigned long long)in.time);
+		time = (deadline[i] + gran - 1) / gran;
+		ret = timeq_insert(fd, time, i, NULL);
+		if (ret) {
+			fail("insert", ret, "timer %u at %llu", i,
+			     (unsigned long long)time);
 			return 1;
 		}
 	}
 	while (got < n) {
-		if (read(fd, &ev, sizeof(ev)) != sizeof(ev)) {
-			fail("read", NULL);
+		ret = timeq_read(fd, &ev, 1);
+		if (ret != 1) {
+			fail("read", ret, NULL);
 			return 1;
 		}
 		now = mono_ns();
@@ -198,6 +260,8 @@ static int cmd_demo(int argc, char **argv)
 	       got, (unsigned long long)n, bad,
 	       got == n && !bad ? "" : "; CHECK FAILED");
 	bad += n - got;
+	if (stats)
+		bad += show_stats(fd);
 	close(fd);
 	return bad ? 1 : 0;
 }
@@ -207,14 +271,14 @@ static int cmd_demo(int argc, char **argv)
 static void sim_help(FILE *out)
 {
 	fprintf(out,
-		"usage: timeqctl sim [--size N] [--ops N] [--jump T]\n"
+		"usage: timeqctl sim [--size N] [--ops N] [--jump T] [--stats]\n"
 		"\n"
 		"The hold model on a manual clock: keeps N elements queued (default\n"
 		"10000); each of --ops steps (default 100000) deletes the minimum,\n"
 		"which moves the clock to it, and inserts an element a random 1..T\n"
 		"ticks later (default 1000). Prints the rate in operations per\n"
 		"second, counting each delete-min and each insert, syscalls\n"
-		"included.\n");
+		"included, and with --stats the queue's figures at the end.\n");
 }
 
 static uint64_t rng = 88172645463325252ULL;
@@ -233,13 +297,14 @@ static int cmd_sim(int argc, char **argv)
 		{ "size", required_argument, NULL, 'n' },
 		{ "ops", required_argument, NULL, 'o' },
 		{ "jump", required_argument, NULL, 'j' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	uint64_t size = 10000, ops = 100000, jump = 1000, i, t0, t1;
-	struct timeq_configure c = { .size = sizeof(c) };
+	uint64_t size = 10000, ops = 100000, jump = 1000, i, t0, t1, time;
+	int fd, opt, ret, stats = 0;
 	struct timeq_element e;
-	int fd, opt;
+	struct timeq_stats st;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -252,6 +317,9 @@ static int cmd_sim(int argc, char **argv)
 		case 'j':
 			jump = parse("jump", optarg);
 			break;
+		case 'S':
+			stats = 1;
+			break;
 		case 'h':
 			sim_help(stdout);
 			return 0;
@@ -260,46 +328,42 @@ static int cmd_sim(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || !size || !jump || jump > (1ULL << 31)) {
+	if (optind != argc || !size || size > UINT32_MAX || !jump ||
+	    jump > (1ULL << 31)) {
 		sim_help(stderr);
 		return 2;
 	}
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
-	c.clock = TIMEQ_CLOCK_MANUAL;
-	c.horizon = jump + 1;
-	c.max_elements = size;
-	if (ioctl(fd, TIMEQ_CONFIGURE, &c)) {
-		fail("configure", "%llu elements, horizon %llu",
-		     (unsigned long long)size, (unsigned long long)c.horizon);
+	ret = timeq_configure_manual(fd, 0, jump + 1, size);
+	if (ret) {
+		fail("configure", ret, "%llu elements, horizon %llu",
+		     (unsigned long long)size, (unsigned long long)jump + 1);
 		return 1;
 	}
 	for (i = 0; i < size; i++) {
-		struct timeq_insert in = {
-			.size = sizeof(in), .time = 1 + next_rand() % jump,
-		};
-
-		if (ioctl(fd, TIMEQ_INSERT, &in)) {
-			fail("insert", "element %llu at %llu", (unsigned long long)i,
-			     (unsigned long long)in.time);
+		time = 1 + next_rand() % jump;
+		ret = timeq_insert(fd, time, 0, NULL);
+		if (ret) {
+			fail("insert", ret, "element %llu at %llu",
+			     (unsigned long long)i, (unsigned long long)time);
 			return 1;
 		}
 	}
 	t0 = mono_ns();
 	for (i = 0; i < ops; i++) {
-		struct timeq_insert in = { .size = sizeof(in) };
-
-		memset(&e, 0, sizeof(e));
-		e.size = sizeof(e);
-		if (ioctl(fd, TIMEQ_DELETE_MIN, &e)) {
-			fail("delete-min", "step %llu", (unsigned long long)i);
+		ret = timeq_delete_min(fd, &e);
+		if (ret) {
+			fail("delete-min", ret, "step %llu",
+			     (unsigned long long)i);
 			return 1;
 		}
-		in.time = e.time + 1 + next_rand() % jump;
-		if (ioctl(fd, TIMEQ_INSERT, &in)) {
-			fail("insert", "time %llu, now %llu",
-			     (unsigned long long)in.time,
+		time = e.time + 1 + next_rand() % jump;
+		ret = timeq_insert(fd, time, 0, NULL);
+		if (ret) {
+			fail("insert", ret, "time %llu, now %llu",
+			     (unsigned long long)time,
 			     (unsigned long long)e.time);
 			return 1;
 		}
@@ -311,8 +375,14 @@ static int cmd_sim(int argc, char **argv)
 	printf("%.0f ops/s, %.0f ns per operation\n",
 	       ops ? 2.0 * ops / ((t1 - t0) / 1e9) : 0.0,
 	       ops ? (t1 - t0) / (2.0 * ops) : 0.0);
-	printf("sim: the clock moved to %llu\n",
-	       (unsigned long long)get_stats(fd).now);
+	ret = timeq_stats(fd, &st);
+	if (ret) {
+		fail("stats", ret, NULL);
+		return 1;
+	}
+	printf("sim: the clock moved to %llu\n", (unsigned long long)st.now);
+	if (stats)
+		print_stats(&st);
 	close(fd);
 	return 0;
 }
@@ -322,10 +392,14 @@ static int cmd_sim(int argc, char **argv)
 static void stats_help(FILE *out)
 {
 	fprintf(out,
-		"usage: timeqctl stats\n"
+		"usage: timeqctl stats [--fd N]\n"
 		"\n"
-		"Prints the timeq module's limits (its parameters) and the state of\n"
-		"a newly opened /dev/timeq, which is a queue of its own.\n");
+		"Prints the timeq module's limits (its parameters). With --fd, prints\n"
+		"instead the figures of the /dev/timeq file open as descriptor N,\n"
+		"inherited from the program that runs timeqctl: its elements, where\n"
+		"they are in the queue, the slow side's work, the fast path's\n"
+		"outcomes and the lateness of its expiries (TIMEQ_STATS; root sees\n"
+		"the same for every queue in /sys/kernel/debug/timeq/).\n");
 }
 
 static void print_param(const char *name)
@@ -346,21 +420,36 @@ static void print_param(const char *name)
 
 static int cmd_stats(int argc, char **argv)
 {
-	struct timeq_stats st;
-	int fd;
+	static const struct option opts[] = {
+		{ "fd", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int opt, fd = -1;
 
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		stats_help(stdout);
-		return 0;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			fd = parse("fd", optarg);
+			break;
+		case 'h':
+			stats_help(stdout);
+			return 0;
+		default:
+			stats_help(stderr);
+			return 2;
+		}
 	}
-	if (argc != 1) {
+	if (optind != argc) {
 		stats_help(stderr);
 		return 2;
 	}
+	if (fd >= 0)
+		return show_stats(fd);
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
-	st = get_stats(fd);
+	close(fd);
 	printf("timeq module parameters:\n");
 	print_param("default_elements");
 	print_param("max_elements");
@@ -368,10 +457,6 @@ static int cmd_stats(int argc, char **argv)
 	print_param("max_user_files");
 	print_param("max_user_elements");
 	print_param("expire_budget");
-	printf("a new %s: configured %u, queued %llu, events %llu\n", DEV,
-	       st.configured, (unsigned long long)st.queued,
-	       (unsigned long long)st.events);
-	close(fd);
 	return 0;
 }
 
@@ -382,7 +467,7 @@ static void print_commands(FILE *out)
 		"\n"
 		"  demo    arm timers on a monotonic queue and watch them fire\n"
 		"  sim     a manual-clock hold-model run, in operations per second\n"
-		"  stats   the module's limits\n"
+		"  stats   the module's limits, or an open file's figures\n"
 		"\n"
 		"Exit status: 0 done, 1 a check or a call failed, 2 bad usage.\n");
 }

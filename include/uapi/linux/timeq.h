@@ -25,7 +25,9 @@
  * down to the first version of the structure. It accepts a larger one, up
  * to 4096 bytes, if the bytes it does not know are zero, so the ABI can
  * grow; a size above 4096 is refused before anything past the size is
- * read. Only __u32 and __aligned_u64 fields are used, with explicit
+ * read. A structure grows only at its end, and each version has its size
+ * in a TIMEQ_*_SIZE_VER<n> constant, which also marks where its fields
+ * begin. Only __u32 and __aligned_u64 fields are used, with explicit
  * padding, so 32-bit and 64-bit userspace share one layout. Reserved
  * fields must be zero, and so must fields marked "out", which the kernel
  * writes: a later version may give them a meaning on input. A command
@@ -125,7 +127,13 @@ enum timeq_clockid {
 	TIMEQ_CLOCK_MONOTONIC = 1,
 };
 
-/* The size of the first version of each structure: the least accepted. */
+/* The buckets of &struct timeq_stats.lateness, by powers of two. */
+#define TIMEQ_LATENESS_BUCKETS		20
+
+/*
+ * The size of the first version of each structure, the least accepted,
+ * and of each later version.
+ */
 #define TIMEQ_CONFIGURE_SIZE_VER0	40	/* struct timeq_configure */
 #define TIMEQ_INSERT_SIZE_VER0		32	/* struct timeq_insert */
 #define TIMEQ_DELETE_SIZE_VER0		16	/* struct timeq_delete */
@@ -133,6 +141,7 @@ enum timeq_clockid {
 #define TIMEQ_ELEMENT_SIZE_VER0		32	/* struct timeq_element */
 #define TIMEQ_ADVANCE_SIZE_VER0		16	/* struct timeq_advance */
 #define TIMEQ_STATS_SIZE_VER0		64	/* struct timeq_stats */
+#define TIMEQ_STATS_SIZE_VER1		360	/* ... with the queue's figures */
 #define TIMEQ_BATCH_SIZE_VER0		24	/* struct timeq_batch */
 #define TIMEQ_OP_SIZE_VER0		32	/* struct timeq_op */
 #define TIMEQ_EVENT_SIZE_VER0		32	/* struct timeq_event */
@@ -283,10 +292,43 @@ struct timeq_advance {
  * @inserted:	out: elements inserted since configuration
  * @expired:	out: elements that became events since configuration
  *
+ * @filled:	out: how many bytes of this structure the kernel wrote:
+ *		the smaller of @size and the kernel's sizeof(struct
+ *		timeq_stats). A kernel that knows only the first version
+ *		leaves it 0, and the fields below it too
+ * @delta:	out: the queue's bucket width, in ticks
+ * @buckets:	out: the queue's number of buckets M
+ * @__reserved:	must be 0
+ * @head:	out: elements in the current bucket's spread array (H)
+ * @head2:	out: elements in the next bucket's spread array (H2)
+ * @focus:	out: elements in the spread array of a far bucket
+ * @calendar:	out: elements in the bucket lists
+ * @bucket:	out: the current bucket number, @now / @delta
+ * @visits:	out: nodes the slow side visited, pulls into the spread
+ *		arrays included, over the life of the queue
+ * @max_visits:	out: the most nodes one lock hold of the slow side visited
+ * @fast_applied: out: updates the fast path applied in place
+ * @fast_deferred: out: updates the fast path handed to the slow path
+ * @fast_contended: out: trylocks of the fast path that failed
+ * @fast_refused: out: updates the fast path refused with an error
+ * @handoffs:	out: requests handed to the slow path
+ * @drained:	out: handed-off requests the slow path applied
+ * @slow_runs:	out: runs of the queue's slow path
+ * @expiry_runs: out: expiries that removed elements: TIMEQ_ADVANCE on the
+ *		manual clock, the kernel's own passes on the monotonic one
+ * @lateness:	out: on the monotonic clock, how late each expired element
+ *		was expired, in microseconds after its time: element 0
+ *		counts those under 1 us, element i those from 2^(i-1) to
+ *		under 2^i us, and the last one those from 2^(i-1) us on
+ *
  * One snapshot: @queued, @events, @inserted and @expired are read
  * together, so every element alive is counted once, in @queued or in
- * @events. On the monotonic clock @now is the clock as the kernel last
- * moved it, which may lag the current tick.
+ * @events; @head to @max_visits are read together too. On the monotonic
+ * clock @now is the clock as the kernel last moved it, which may lag the
+ * current tick. A file's queue is used only by the slow side, so the
+ * fast path's counts stay 0; they are there because the queue's debugfs
+ * file (Documentation/debugging.rst) shows the same figures for every queue.
+ * The figures describe this file's queue only.
  */
 struct timeq_stats {
 	__u32 size;
@@ -299,6 +341,27 @@ struct timeq_stats {
 	__u32 configured;
 	__aligned_u64 inserted;
 	__aligned_u64 expired;
+	/* TIMEQ_STATS_SIZE_VER1 */
+	__u32 filled;
+	__u32 delta;
+	__u32 buckets;
+	__u32 __reserved;
+	__aligned_u64 head;
+	__aligned_u64 head2;
+	__aligned_u64 focus;
+	__aligned_u64 calendar;
+	__aligned_u64 bucket;
+	__aligned_u64 visits;
+	__aligned_u64 max_visits;
+	__aligned_u64 fast_applied;
+	__aligned_u64 fast_deferred;
+	__aligned_u64 fast_contended;
+	__aligned_u64 fast_refused;
+	__aligned_u64 handoffs;
+	__aligned_u64 drained;
+	__aligned_u64 slow_runs;
+	__aligned_u64 expiry_runs;
+	__aligned_u64 lateness[TIMEQ_LATENESS_BUCKETS];
 };
 
 #define TIMEQ_STATS	_IO(TIMEQ_TYPE, TIMEQ_CMD_STATS)

@@ -43,6 +43,12 @@ u64 tq_clock_fast_tick(const struct timeq *q)
 	return 0;
 }
 
+u64 tq_clock_late(struct timeq *q, const struct timeq_node *node)
+{
+	no_clock();
+	return 0;
+}
+
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 {
 	no_clock();

@@ -51,7 +51,8 @@
 #   ok N - kunit <suite>.<case>          every KUnit case (indented KTAP line in
 #                                        a suite; "# SKIP" counts as skipped)
 #   ok N - <program>: <case>             every TAP result a test program (a
-#                                        kselftest) printed
+#                                        kselftest) printed, up to the init's
+#                                        next console line
 # each "not ok" followed by "# " lines quoting the offending log lines, then
 # one "# kunit suite ..." line per suite, totals, and the plan.
 # Exit status: 0 when every check is ok, 1 otherwise, 2 for a usage error.
@@ -165,13 +166,14 @@ END {
 			if (nq[c] < 6 && i > lastq[c] + 3) { diag[c] = diag[c] quote(i); nq[c]++; lastq[c] = i }
 		}
 		# TAP from a test program (a kselftest): console lines, not kernel
-		# ones, between "TIMEQ-VM: run PROG" and the TIMEQ-VM-TEST marker.
+		# ones, from "TIMEQ-VM: run PROG" to the next console line of the
+		# init ("TIMEQ-VM..."), which the init writes after the program
+		# has exited, behind all the output of the program. The
+		# TIMEQ-VM-TEST marker is no end: it goes through printk, which
+		# can overtake what the serial port still has to send, and can
+		# come late too, as printk is deferred on PREEMPT_RT.
 		if (!iskernel[i] && l ~ /^TIMEQ-VM: run /) { split(l, w, " "); prog = w[3]; continue }
-		# (a marker may come late, as printk is deferred on PREEMPT_RT)
-		if (iskernel[i] && match(l, /TIMEQ-VM-TEST [^ ]+/)) {
-			split(substr(l, RSTART, RLENGTH), w, " ")
-			if (w[2] == prog) prog = ""
-		}
+		if (!iskernel[i] && l ~ /^TIMEQ-VM/) prog = ""
 		if (!iskernel[i] && prog != "" && match(l, /^(not )?ok [0-9]+ /)) {
 			name = substr(l, RSTART + RLENGTH)
 			nprog++; prog_name[nprog] = prog ": " name

@@ -50,3 +50,29 @@ void kvfree(const void *ptr)
 {
 	kfree(ptr);
 }
+
+void *compat_alloc_percpu(size_t size)
+{
+	if (size > COMPAT_PCPU_UNIT)
+		abort();
+	return compat_alloc((size_t)COMPAT_NR_CPUS * COMPAT_PCPU_UNIT);
+}
+
+void free_percpu(void *ptr)
+{
+	kfree(ptr);
+}
+
+/* This thread's CPU: the threads are numbered as they first count. */
+int compat_this_cpu(void)
+{
+	static int next;
+	static __thread int cpu = -1;
+
+	if (cpu < 0) {
+		cpu = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+		if (cpu >= COMPAT_NR_CPUS)
+			abort();
+	}
+	return cpu;
+}

@@ -32,6 +32,11 @@
 typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef unsigned int gfp_t;
+/* <linux/types.h> as include/uapi/linux/timeq.h uses it */
+typedef unsigned long long __u64;
+typedef unsigned int __u32;
+typedef int __s32;
+#define __aligned_u64		__u64 __attribute__((aligned(8)))
 
 #define GFP_KERNEL		0u
 
@@ -177,6 +182,24 @@ static inline bool list_empty(const struct list_head *head)
 	     n = list_entry(pos->member.next, __typeof__(*pos), member);	\
 	     &pos->member != (head);					\
 	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+
+/*
+ * <linux/percpu.h>: a thread is a CPU, with its own copy of each per-CPU
+ * object, COMPAT_PCPU_UNIT bytes after the previous CPU's, so that a
+ * thread counts on a line no other thread writes, as a CPU does.
+ */
+#define COMPAT_NR_CPUS		32
+#define COMPAT_PCPU_UNIT	1024
+#define __percpu
+void *compat_alloc_percpu(size_t size);
+void free_percpu(void *ptr);
+int compat_this_cpu(void);
+#define alloc_percpu_gfp(type, gfp) \
+	((type *)compat_alloc_percpu(((void)(gfp), sizeof(type))))
+#define per_cpu_ptr(ptr, cpu) \
+	((__typeof__(ptr))((char *)(ptr) + (cpu) * COMPAT_PCPU_UNIT))
+#define this_cpu_add(pcp, n)	(*per_cpu_ptr(&(pcp), compat_this_cpu()) += (n))
+#define this_cpu_inc(pcp)	this_cpu_add(pcp, 1)
 
 /* <linux/compiler.h>, <linux/minmax.h> */
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -34,6 +35,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,8 +96,10 @@ static_assert(sizeof(struct timeq_advance) == 16, "ABI");
 static_assert(TIMEQ_ADVANCE_SIZE_VER0 == 16, "ABI");
 PIN(timeq_advance, __reserved, 4);
 PIN(timeq_advance, time, 8);
-static_assert(sizeof(struct timeq_stats) == 64, "ABI");
+static_assert(sizeof(struct timeq_stats) == 360, "ABI");
 static_assert(TIMEQ_STATS_SIZE_VER0 == 64, "ABI");
+static_assert(TIMEQ_STATS_SIZE_VER1 == 360, "ABI");
+static_assert(TIMEQ_LATENESS_BUCKETS == 20, "ABI");
 PIN(timeq_stats, clock, 4);
 PIN(timeq_stats, now, 8);
 PIN(timeq_stats, horizon, 16);
@@ -105,6 +109,26 @@ PIN(timeq_stats, max_elements, 40);
 PIN(timeq_stats, configured, 44);
 PIN(timeq_stats, inserted, 48);
 PIN(timeq_stats, expired, 56);
+PIN(timeq_stats, filled, 64);
+PIN(timeq_stats, delta, 68);
+PIN(timeq_stats, buckets, 72);
+PIN(timeq_stats, __reserved, 76);
+PIN(timeq_stats, head, 80);
+PIN(timeq_stats, head2, 88);
+PIN(timeq_stats, focus, 96);
+PIN(timeq_stats, calendar, 104);
+PIN(timeq_stats, bucket, 112);
+PIN(timeq_stats, visits, 120);
+PIN(timeq_stats, max_visits, 128);
+PIN(timeq_stats, fast_applied, 136);
+PIN(timeq_stats, fast_deferred, 144);
+PIN(timeq_stats, fast_contended, 152);
+PIN(timeq_stats, fast_refused, 160);
+PIN(timeq_stats, handoffs, 168);
+PIN(timeq_stats, drained, 176);
+PIN(timeq_stats, slow_runs, 184);
+PIN(timeq_stats, expiry_runs, 192);
+PIN(timeq_stats, lateness, 200);
 static_assert(sizeof(struct timeq_op) == 32, "ABI");
 static_assert(TIMEQ_OP_SIZE_VER0 == 32, "ABI");
 PIN(timeq_op, op, 0);
@@ -984,7 +1008,8 @@ TEST_F(dev, readonly_results_change_nothing)
 	in->time = 5;
 	in->cookie = 50;
 	e->size = sizeof(*e);
-	st->size = sizeof(*st);
+	/* The first version: the structures after it start at 256. */
+	st->size = TIMEQ_STATS_SIZE_VER0;
 	c->size = sizeof(*c);
 	c->horizon = 10;
 	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
@@ -1380,6 +1405,92 @@ TEST_F(dev, reserved_and_out_fields)
 	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(5, e.time);
 	EXPECT_EQ(h, e.handle);
+}
+
+/* --- the queue's figures --- */
+
+static __u64 lateness_sum(const struct timeq_stats *st)
+{
+	__u64 sum = 0;
+	int i;
+
+	for (i = 0; i < TIMEQ_LATENESS_BUCKETS; i++)
+		sum += st->lateness[i];
+	return sum;
+}
+
+/*
+ * The figures of the second version: elements by region, the bucket, the
+ * slow side's visits, an expiry; the fast path's counts stay 0, as a file
+ * never takes it. A caller that knows the first version gets that only.
+ */
+TEST_F(dev, stats_queue_figures)
+{
+	struct timeq_stats st, old;
+	int i;
+
+	st = stats(self->fd);
+	EXPECT_EQ(sizeof(st), st.filled);
+	EXPECT_EQ(0, st.delta);
+	ASSERT_EQ(0, configure_manual(self->fd, 0, 4096, 0));
+	st = stats(self->fd);
+	EXPECT_EQ(sizeof(st), st.filled);
+	ASSERT_NE(0, st.delta);
+	EXPECT_LE(4096, (__u64)st.delta * st.buckets);
+	/* The current bucket, the next one and a far one. */
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, insert(self->fd, i, i, NULL));
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, insert(self->fd, st.delta + i, i, NULL));
+	for (i = 0; i < 7; i++)
+		ASSERT_EQ(0, insert(self->fd, 8 * st.delta + i, i, NULL));
+	st = stats(self->fd);
+	EXPECT_EQ(10, st.head);
+	EXPECT_EQ(5, st.head2);
+	EXPECT_EQ(7, st.focus + st.calendar);
+	EXPECT_EQ(22, st.queued);
+	EXPECT_EQ(0, st.bucket);
+	EXPECT_EQ(0, st.expiry_runs);
+	/* One expiry takes the two near buckets; the clock moves on. */
+	ASSERT_EQ(15, advance(self->fd, 2 * st.delta + 1));
+	st = stats(self->fd);
+	EXPECT_EQ(2, st.bucket);
+	EXPECT_EQ(1, st.expiry_runs);
+	EXPECT_EQ(7, st.head + st.head2 + st.focus + st.calendar);
+	EXPECT_LT(0, st.visits);
+	EXPECT_LE(st.max_visits, st.visits);
+	EXPECT_EQ(0, st.fast_applied + st.fast_deferred + st.fast_contended +
+		     st.fast_refused + st.handoffs + st.drained);
+	EXPECT_EQ(0, lateness_sum(&st));
+	/* The first version: 64 bytes written, the rest left as it was. */
+	memset(&old, 0, sizeof(old));
+	old.size = TIMEQ_STATS_SIZE_VER0;
+	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_STATS, &old));
+	EXPECT_EQ(7, old.queued);
+	EXPECT_EQ(0, old.filled);
+	EXPECT_EQ(0, old.delta);
+	EXPECT_EQ(0, old.head + old.head2 + old.focus + old.calendar);
+}
+
+/* On the monotonic clock every expired element's lateness is counted once. */
+TEST_F(dev, stats_lateness_monotonic)
+{
+	struct timeq_event ev;
+	struct timeq_stats st;
+	__u64 now;
+	int i, n = 5;
+
+	ASSERT_EQ(0, configure_mono(self->fd, 1000, 1 << 20));
+	now = mono_ns() / 1000;
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, insert(self->fd, now + 1000 * (i + 1), i, NULL));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+	st = stats(self->fd);
+	EXPECT_EQ(n, st.expired);
+	EXPECT_EQ(n, lateness_sum(&st));
+	EXPECT_LE(1, st.expiry_runs);
+	EXPECT_LE(st.expiry_runs, n);
 }
 
 /* --- the monotonic clock --- */
@@ -1912,7 +2023,7 @@ TEST_F(limits, elements_per_user)
 		struct timeq_op op = { .op = TIMEQ_OP_INSERT, .time = 50 };
 		struct timeq_event ev[4];
 		int a, b;
-		__u64 h;
+		__u64 h = 0;
 
 		become_nobody();
 		CHILD_CHECK((a = open(DEV, O_RDWR | O_NONBLOCK)) >= 0);
@@ -2096,6 +2207,142 @@ TEST_F_TIMEOUT(dev, threads_against_models, SLOW_TIMEOUT)
 	       THREADS, THREAD_OPS, (unsigned long long)want,
 	       (unsigned long long)events,
 	       (unsigned long long)(mono_ns() - t0) / 1000000);
+}
+
+/* --- debugfs --- */
+
+#define DEBUGFS		"/sys/kernel/debug/timeq/"
+
+/* The whole of a small text file, or -1. */
+static int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[got] = 0;
+	return 0;
+}
+
+/* The value of line "@name value" of @text, or -1. */
+static long long text_field(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return strtoll(p + n + 1, NULL, 10);
+	return -1;
+}
+
+/*
+ * Every line is "name value": a lower-case name, and a decimal number or
+ * a lower-case word, so nothing in it is an address or anyone's data.
+ */
+static int numbers_only(const char *text)
+{
+	const char *p = text;
+	size_t n;
+
+	while (*p) {
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		if (!n || p[n] != ' ')
+			return 0;
+		p += n + 1;
+		n = strspn(p, "0123456789");
+		if (!n)
+			n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+		if (!n || n > 20 || p[n] != '\n')
+			return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
+/*
+ * Root reads a file's queue in debugfs with the figures TIMEQ_STATS gives
+ * its owner, in files of numbers only, mode 0400: uid 65534 reads none.
+ * The file goes when the queue does.
+ */
+TEST(debugfs_shows_counts_only)
+{
+	char path[320], text[8192], found[320] = "";
+	struct timeq_stats st;
+	struct dirent *de;
+	struct stat sb;
+	int fd, i, matches = 0;
+	pid_t pid;
+	DIR *dir;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to read debugfs");
+	dir = opendir(DEBUGFS "queues");
+	if (!dir)
+		SKIP(return, "no " DEBUGFS "queues: debugfs not mounted");
+	fd = open(DEV, O_RDWR);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, configure_manual(fd, 0, 1 << 12, 0));
+	for (i = 0; i < 37; i++)
+		ASSERT_EQ(0, insert(fd, 3 * i, i, NULL));
+	ASSERT_EQ(2, advance(fd, 4));
+	st = stats(fd);
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), DEBUGFS "queues/%s", de->d_name);
+		ASSERT_EQ(0, stat(path, &sb));
+		EXPECT_EQ(S_IFREG | 0400, sb.st_mode) TH_LOG("%s", path);
+		ASSERT_EQ(0, read_text(path, text, sizeof(text)));
+		EXPECT_TRUE(numbers_only(text)) TH_LOG("%s:\n%s", path, text);
+		if (text_field(text, "horizon") != 1 << 12 ||
+		    text_field(text, "elements") != 35)
+			continue;
+		matches++;
+		snprintf(found, sizeof(found), "%s", path);
+		EXPECT_EQ(st.head, text_field(text, "head"));
+		EXPECT_EQ(st.head2, text_field(text, "head2"));
+		EXPECT_EQ(st.focus, text_field(text, "focus"));
+		EXPECT_EQ(st.calendar, text_field(text, "calendar"));
+		EXPECT_EQ(st.bucket, text_field(text, "bucket"));
+		EXPECT_EQ(st.now, text_field(text, "now"));
+		EXPECT_EQ(st.delta, text_field(text, "delta"));
+		EXPECT_EQ(st.visits, text_field(text, "visits"));
+		EXPECT_EQ(st.max_visits, text_field(text, "max_visits"));
+		EXPECT_EQ(st.expiry_runs, text_field(text, "expiry_runs"));
+		EXPECT_EQ(2, text_field(text, "expired"));
+	}
+	closedir(dir);
+	EXPECT_EQ(1, matches);
+	ASSERT_EQ(0, read_text(DEBUGFS "stats", text, sizeof(text)));
+	EXPECT_TRUE(numbers_only(text)) TH_LOG("%s", text);
+	EXPECT_LE(1, text_field(text, "live"));
+	EXPECT_LE(text_field(text, "live") + text_field(text, "destroyed"),
+		  text_field(text, "created"));
+	EXPECT_LE(35, text_field(text, "elements"));
+	ASSERT_EQ(0, stat(DEBUGFS "stats", &sb));
+	EXPECT_EQ(S_IFREG | 0400, sb.st_mode);
+	/* Another user reads neither file, whatever the mount allows. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		become_nobody();
+		CHILD_CHECK(open(DEBUGFS "stats", O_RDONLY) < 0 &&
+			    errno == EACCES);
+		CHILD_CHECK(!found[0] || (open(found, O_RDONLY) < 0 &&
+					  errno == EACCES));
+		_exit(0);
+	}
+	EXPECT_EQ(0, reap(pid));
+	close(fd);
+	if (found[0])
+		EXPECT_NE(0, stat(found, &sb)) TH_LOG("%s outlived its queue", found);
 }
 
 TEST(close_with_events_unread)
