@@ -29,10 +29,13 @@
  * carries a tag in the low bits of its owner word naming the array it is
  * in, or the calendar, so unlinking it never has to guess.
  *
- * The horizon is at most delta * M, so the window [now, now + horizon)
- * touches buckets rel 0 .. M (rel M only when now is not a multiple of
- * delta). Rel 1 .. M map one-to-one onto the M bucket lists, so a bucket
- * list never holds two different bucket numbers. Where the paper compares
+ * The horizon is at most delta * M + 1, so the window [now, now + horizon)
+ * touches buckets rel 0 .. M: its last time, now + horizon - 1, is at most
+ * now + delta * M, which is in bucket rel M. Rel 1 .. M map one-to-one
+ * onto the M bucket lists, so a bucket list never holds two different
+ * bucket numbers (rel 0 is the head, never a bucket list, which is what
+ * the + 1 gains: a horizon of 2^20 + 1, jumps of 1 .. 2^20, fits in
+ * delta * M = 2^20 rather than 2^21). Where the paper compares
  * bucket indices modulo M, an element a full revolution ahead lands in the
  * current head; comparing absolute bucket numbers through rel() cannot.
  *
@@ -626,7 +629,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	if ((delta && !is_power_of_2(delta)) ||
 	    (nbuckets && !is_power_of_2(nbuckets)))
 		return -EINVAL;
-	want = order_base_2(horizon);
+	want = order_base_2(horizon - 1);
 	if (!delta && !nbuckets) {
 		delta_shift = want / 2;
 		buckets_shift = want - delta_shift;
@@ -642,7 +645,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	}
 	if (delta_shift > TIMEQ_MAX_LISTS_SHIFT ||
 	    buckets_shift > TIMEQ_MAX_LISTS_SHIFT ||
-	    horizon > 1ULL << (delta_shift + buckets_shift))
+	    horizon - 1 > 1ULL << (delta_shift + buckets_shift))
 		return -EINVAL;
 
 	/*
@@ -1047,7 +1050,7 @@ int __timeq_check(const struct timeq *q, char *buf, size_t len)
 		return -EBUSY;
 	if (q->delta_shift > TIMEQ_MAX_LISTS_SHIFT ||
 	    q->buckets_shift > TIMEQ_MAX_LISTS_SHIFT || !q->horizon ||
-	    q->horizon > 1ULL << (q->delta_shift + q->buckets_shift))
+	    q->horizon - 1 > 1ULL << (q->delta_shift + q->buckets_shift))
 		return tq_report(buf, len, "bad shape: delta 2^%u, M 2^%u, horizon %llu",
 				 q->delta_shift, q->buckets_shift, q->horizon);
 	if (q->head == q->head2 || q->head == q->focus || q->head2 == q->focus)
