@@ -101,10 +101,31 @@ static void queue_test_create_shapes(struct kunit *test)
 		{ 1000, 8, 0 }, { 1000, 0, 8 }, { 3, 0, 0 },
 		{ 17, 4, 4 },	{ 3, 1, 2 },	{ (1ULL << 20) + 1, 0, 0 },
 	};
-	u64 delta, nbuckets;
+	u64 delta, nbuckets, n, h = (1ULL << 20) + 1, top = 1ULL << 40;
+	unsigned int i, ds, bs, cap;
 	struct timeq *q;
-	unsigned int i;
 	bool least;
+	int err;
+
+	/*
+	 * The rule given a count: the least shape that covers, delta no
+	 * wider than the count or a square calendar.
+	 */
+	for (n = 1; n <= 1 << 24; n <<= 3) {
+		err = timeq_choose_shape(h, n, 1 << 19, &ds, &bs);
+		cap = max(10, order_base_2(n));
+		KUNIT_ASSERT_EQ(test, err, 0);
+		KUNIT_EXPECT_EQ(test, ds + bs, 20);
+		KUNIT_EXPECT_LE(test, ds, cap);
+	}
+	err = timeq_choose_shape(0, 1, 1, &ds, &bs);
+	KUNIT_EXPECT_EQ(test, err, -EINVAL);
+	err = timeq_choose_shape(top + 1, 1, 1, &ds, &bs);
+	KUNIT_EXPECT_EQ(test, err, -EINVAL);
+	err = timeq_choose_shape(top, 1, 1, &ds, &bs);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, ds, 20);
+	KUNIT_EXPECT_EQ(test, bs, 20);
 
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		q = new_queue(test, 7, good[i].horizon, good[i].delta,
