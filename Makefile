@@ -7,6 +7,11 @@
 #			timeq.ko, running timeqctl demo and sim
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
+#   make bench		timeq against libuv, libevent, libev, the kernel's
+#			rbtree, timerqueue, min_heap and timer wheel, in
+#			userspace and in Debian's stock 6.12 under qemu, with
+#			the tuning calibration; tables, CSV and plots in
+#			build/bench/ (tools/bench/bench.sh; about 10 minutes)
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make style		checkpatch --strict over module/, include/ and kunit/,
 #			and clang-format over their lines new since the
@@ -35,6 +40,9 @@ run:
 check:
 	tools/testing/check.sh
 
+bench:
+	tools/bench/bench.sh
+
 bench-paths:
 	$(MAKE) -C tools/testing/queue OUT=$(CURDIR)/build/queue $(CURDIR)/build/queue/bench_paths
 	build/queue/bench_paths
@@ -59,4 +67,4 @@ clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
 
-.PHONY: all module run check bench-paths style lint clean
+.PHONY: all module run check bench bench-paths style lint clean
