@@ -22,7 +22,7 @@
 # It fails (non-zero) if a correctness check fails anywhere; figures are
 # printed, never judged.
 #
-# Environment: BENCH_OPS (operations per segment, default 150000),
+# Environment: BENCH_OPS (operations per segment, default 100000),
 # BENCH_N (default 1000,10000,100000,1000000), BENCH_VM=0 skips the
 # kernel part, BENCH_KERNEL_OPS (default 100000).
 set -uo pipefail
@@ -75,7 +75,7 @@ say ""
 echo "[1/4] userspace: building and running (about 6 minutes; progress below)"
 make -s -C "$top/tools/bench" OUT="$out" >>"$out/build.log" 2>&1 ||
 	{ tail -n 20 "$out/build.log" >&2; die "the build failed (build/bench/build.log)"; }
-"$out/bench" --ops "${BENCH_OPS:-150000}" \
+"$out/bench" --ops "${BENCH_OPS:-100000}" \
 	--n "${BENCH_N:-1000,10000,100000,1000000}" --out "$out" \
 	2> >(tee "$out/progress.log" >&2) | tee -a "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "the userspace benchmark failed a check (above)"
@@ -136,4 +136,5 @@ else
 fi
 
 say ""
-say "make bench: done in $(( $(date +%s) - start )) s; every check held. Results: build/bench/"
+say "make bench: done in $(( $(date +%s) - start )) s, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;"
+say "every check held. Results: build/bench/ (Documentation/bench.rst reads them)"

@@ -326,18 +326,22 @@ int main(int argc, char **argv)
 		int k;
 
 		fprintf(f, "set terminal %s\nset output 'calibrate.%s'\n",
-			i ? "svg size 1000,700 dynamic" : "pngcairo size 1000,700",
+			i ? "svg noenhanced size 1300,700 dynamic" :
+			    "pngcairo noenhanced size 1300,700",
 			i ? "svg" : "png");
 		fprintf(f, "set title 'timeq W1 hold: measured (points) and predicted (lines), fit on N = %u even log2(delta) (filled)'\n",
 			n);
-		fprintf(f, "set logscale xy 2\nset xlabel 'bucket width delta'\nset ylabel 'ns per event'\nset grid\nset key top center\nset datafile separator ','\n");
-		fprintf(f, "plot ");
+		fprintf(f, "set logscale xy 2\nset xrange [1:%u]\nset yrange [10:2000]\n"
+			   "set xlabel 'bucket width delta'\nset ylabel 'ns per event'\n"
+			   "set grid\nset key outside right font ',9'\nset datafile separator ','\n",
+			1u << MAX_SHIFT);
+		fprintf(f, "plot 'calibrate.csv' using ($1 == %u && $6 > 0 ? $3 : 1/0):4 title 'fitted, N = %u' pt 7 ps 1.5 lc 1",
+			sizes[0], sizes[0]);
 		for (k = 0; k < 3; k++)
-			fprintf(f, "%sK(x, %u, %.0f) title 'predicted N = %u' lw 2 lc %d, "
-				"'calibrate.csv' using ($1 == %u && $6 ? $3 : 1/0):4 title 'fitted N = %u' pt 7 lc %d, "
-				"'calibrate.csv' using ($1 == %u && !$6 ? $3 : 1/0):4 title 'not in the fit, N = %u' pt 6 lc %d",
-				k ? ", " : "", sizes[k], mean[k], sizes[k], k + 1,
-				sizes[k], sizes[k], k + 1, sizes[k], sizes[k], k + 1);
+			fprintf(f, ", K(x, %u, %.0f) title 'predicted, N = %u' lw 2 lc %d, "
+				"'calibrate.csv' using ($1 == %u && $6 == 0 ? $3 : 1/0):4 title 'measured, not in the fit, N = %u' pt 6 ps 1.5 lc %d",
+				sizes[k], mean[k], sizes[k], k + 1, sizes[k], sizes[k],
+				k + 1);
 		fprintf(f, "\n");
 	}
 	fclose(f);

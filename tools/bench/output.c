@@ -408,8 +408,8 @@ static int write_data(const struct bench_run *run, const char *dir,
 int write_plots(const struct bench_run *run, const char *dir)
 {
 	static const char *const term[2][2] = {
-		{ "pngcairo size 1400,1000 font ',10'", "png" },
-		{ "svg size 1400,1000 dynamic font ',10'", "svg" },
+		{ "pngcairo noenhanced size 1400,1000 font ',10'", "png" },
+		{ "svg noenhanced size 1400,1000 dynamic font ',10'", "svg" },
 	};
 	char path[600];
 	int w, d, p, t;
