@@ -428,10 +428,6 @@ int write_plots(const struct bench_run *run, const char *dir)
 			return -1;
 		fprintf(f, "# gnuplot %s.gp: ns/op against N, one panel per jump distribution\n",
 			workload_name[w]);
-		fprintf(f, "names = \"");
-		for (p = 0; p < NPEERS; p++)
-			fprintf(f, "%s%s", p ? " " : "", label(p));
-		fprintf(f, "\"\n");
 		for (t = 0; t < 2; t++) {
 			fprintf(f, "set terminal %s\nset output '%s.%s'\n", term[t][0],
 				workload_name[w], term[t][1]);
@@ -440,11 +436,23 @@ int write_plots(const struct bench_run *run, const char *dir)
 			fprintf(f, "set logscale xy\nset xlabel 'N (timers)'\nset ylabel 'ns per operation'\n"
 				   "set key top left font ',8'\nset grid\nset xrange [500:2000000]\n");
 			for (d = 0; d < NDISTS; d++) {
-				if (!find(run, w, d, 0))
+				const struct cell *c = find(run, w, d, 0);
+				const char *sep = "plot";
+
+				if (!c)
 					continue;
 				fprintf(f, "set title '%s'\n", dist_title[d]);
-				fprintf(f, "plot for [i=0:%d] '%s-%s.dat' using 1:(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(names, i+1)\n",
-					NPEERS - 1, workload_name[w], dist_name[d]);
+				/* Those that ran, each a line of its own colour. */
+				for (p = 0; p < NPEERS; p++) {
+					if (!c->r[p].ran)
+						continue;
+					fprintf(f, "%s '%s-%s.dat' using 1:%d:%d:%d with yerrorlines lc %d pt %d title '%s'",
+						sep, workload_name[w], dist_name[d],
+						2 + 3 * p, 3 + 3 * p, 4 + 3 * p, p + 1,
+						p + 1, label(p));
+					sep = ",";
+				}
+				fprintf(f, "\n");
 			}
 			fprintf(f, "unset multiplot\n");
 		}
