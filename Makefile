@@ -11,7 +11,7 @@
 #			rbtree, timerqueue, min_heap and timer wheel, in
 #			userspace and in Debian's stock 6.12 under qemu, with
 #			the tuning calibration; tables, CSV and plots in
-#			build/bench/ (tools/bench/bench.sh; about 10 minutes)
+#			build/bench/ (tools/bench/bench.sh; 6 to 10 minutes)
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make style		checkpatch --strict over module/, include/ and kunit/,
 #			and clang-format over their lines new since the

@@ -38,7 +38,7 @@ enum {
  * Ladner and LaMarca, for timeq_choose_shape(): b per bucket the clock
  * passes, c per element in the current bucket, d per event, in
  * picoseconds, and sqrt(b / c) in units of 1 / TIMEQ_TUNE_ONE. Fitted by
- * tools/bench/calibrate.c (`make bench`) on an AMD EPYC (Zen 4) guest;
+ * tools/bench/calibrate.c (`make bench`) on an AMD EPYC (Zen 5) guest;
  * Documentation/bench.rst has the fit and how far it holds.
  */
 #define TIMEQ_TUNE_B_PS 41600

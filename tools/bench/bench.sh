@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench`: timeq against the timer queues in use today, from a fresh
-# Debian 12 machine (root, Debian's package registry), in about ten
+# Debian 12 machine (root, Debian's package registry), in six to ten
 # minutes. Prints the machine and the compiler, then:
 #
 #   1. the userspace benchmark (tools/bench/harness.c): W1 hold, W2 churn,
