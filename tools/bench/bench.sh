@@ -123,7 +123,7 @@ else
 	mod=$out/module
 	rm -rf "$mod" && mkdir -p "$mod/tools/bench"
 	cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$mod/" &&
-		cp -r "$top/tools/bench/kernel" "$mod/tools/bench/" &&
+		cp -r "$top/tools/bench/kernel" "$top/tools/bench/bare.h" "$mod/tools/bench/" &&
 		make -s -C "$kdir" M="$mod" TIMEQ_BENCH=y modules >>"$out/build.log" 2>&1 ||
 		die "timeq_bench.ko did not build against $release (build/bench/build.log)"
 	"$vm/run-stock.sh" 6.12 -k "$mod/timeq_bench.ko ops=${BENCH_KERNEL_OPS:-100000}" \

@@ -22,6 +22,7 @@
 #include <linux/timeq.h>
 
 #include "../../module/queue.h"
+#include "bare.h"
 #include "bench.h"
 
 struct tq_peer {
@@ -126,15 +127,6 @@ static size_t tq_elem_bytes(void)
 
 /* --- the bare calls --- */
 
-/* Finish pending work, a hold's budget at a time, as tq_finish() does. */
-static inline void tq_steps(struct timeq *q)
-{
-	while (q->pend != TQ_PEND_NONE) {
-		q->budget = TIMEQ_HOLD;
-		__timeq_step(q);
-	}
-}
-
 struct tq_expiry {
 	struct tq_peer	*p;
 	struct out	*o;
@@ -147,21 +139,12 @@ static void tq_record(struct timeq_node *node, void *arg)
 	out_add(x->o, node->time, node - x->p->node);
 }
 
-/* Expire everything before @time, as timeq_del_less_than() does. */
+/* Expire everything before @time, recording it, as timeq_del_less_than(). */
 static void tq_expire(struct tq_peer *p, u64 time, struct out *o)
 {
 	struct tq_expiry x = { p, o };
-	struct timeq *q = p->q;
-	unsigned long n;
 
-	for (;;) {
-		q->budget = TIMEQ_HOLD;
-		n = __timeq_del_less_than(q, time, ULONG_MAX, tq_record, &x);
-		if (q->pend != TQ_PEND_NONE)
-			tq_steps(q);
-		else if (!n && q->now >= time)
-			return;
-	}
+	tq_bare_expire(p->q, time, tq_record, &x);
 }
 
 static void tq_run_bare(struct tq_peer *p, const struct seq *s, uint64_t from,
@@ -177,7 +160,7 @@ static void tq_run_bare(struct tq_peer *p, const struct seq *s, uint64_t from,
 		for (k = from; k < to; k++) {
 			q->budget = TIMEQ_HOLD;
 			node = __timeq_delete_min(q);
-			tq_steps(q);
+			tq_bare_steps(q);
 			out_add(o, node->time, node - p->node);
 			q->budget = TIMEQ_HOLD;
 			__timeq_insert(q, node, node->time + s->t[k]);
@@ -188,7 +171,7 @@ static void tq_run_bare(struct tq_peer *p, const struct seq *s, uint64_t from,
 			node = &p->node[s->id[k]];
 			q->budget = TIMEQ_HOLD;
 			__timeq_delete(q, node);
-			tq_steps(q);
+			tq_bare_steps(q);
 			__timeq_insert(q, node, s->t[k]);
 		}
 		break;
@@ -198,7 +181,7 @@ static void tq_run_bare(struct tq_peer *p, const struct seq *s, uint64_t from,
 			if (s->id[k] != BENCH_ADVANCE) {
 				q->budget = TIMEQ_HOLD;
 				__timeq_update(q, &p->node[s->id[k]], s->t[k]);
-				tq_steps(q);
+				tq_bare_steps(q);
 				continue;
 			}
 			x = o->n;
@@ -223,11 +206,6 @@ static void tq_run_bare(struct tq_peer *p, const struct seq *s, uint64_t from,
 }
 
 /* --- the locked API --- */
-
-static void tq_take_out(struct timeq_node *node, void *arg)
-{
-	tq_record(node, arg);
-}
 
 static void tq_run_locked(struct tq_peer *p, const struct seq *s,
 			  uint64_t from, uint64_t to, struct out *o)
@@ -261,7 +239,7 @@ static void tq_run_locked(struct tq_peer *p, const struct seq *s,
 				continue;
 			}
 			first = o->n;
-			timeq_del_less_than(q, s->t[k], tq_take_out, &x);
+			timeq_del_less_than(q, s->t[k], tq_record, &x);
 			for (; first < o->n; first++)
 				timeq_insert(q, &p->node[o->id[first]],
 					     w3_restart(o->id[first], s->t[k]));
@@ -271,7 +249,7 @@ static void tq_run_locked(struct tq_peer *p, const struct seq *s,
 		for (k = from; k < to; k++) {
 			for (e = 0; e < s->n; e++)
 				timeq_insert(q, &p->node[e], s->t[k]);
-			timeq_del_less_than(q, s->t[k] + 1, tq_take_out, &x);
+			timeq_del_less_than(q, s->t[k] + 1, tq_record, &x);
 		}
 		break;
 	}

@@ -44,7 +44,6 @@
 #include <linux/ktime.h>
 #include <linux/min_heap.h>
 #include <linux/module.h>
-#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -54,6 +53,7 @@
 #include <linux/vmalloc.h>
 
 #include "../../../module/queue.h"
+#include "../bare.h"
 
 static unsigned int ops = 50000;
 module_param(ops, uint, 0444);
@@ -171,34 +171,11 @@ static struct tb_helem *tb_heap_del(struct tb_state *st, int idx)
 
 /* --- timeq's bare calls, as module/paths.c makes them --- */
 
-static void tb_tq_steps(struct timeq *q)
-{
-	while (q->pend != TQ_PEND_NONE) {
-		q->budget = TIMEQ_HOLD;
-		__timeq_step(q);
-	}
-}
-
 static void tb_tq_record(struct timeq_node *node, void *arg)
 {
 	struct tb_state *st = arg;
 
 	st->rec[st->nrec++] = node->time;
-}
-
-static void tb_tq_expire(struct tb_state *st, u64 time)
-{
-	struct timeq *q = st->q;
-	unsigned long n;
-
-	for (;;) {
-		q->budget = TIMEQ_HOLD;
-		n = __timeq_del_less_than(q, time, ULONG_MAX, tb_tq_record, st);
-		if (q->pend != TQ_PEND_NONE)
-			tb_tq_steps(q);
-		else if (!n && q->now >= time)
-			return;
-	}
 }
 
 /* --- the wheel's storm: the first and the last callback --- */
@@ -352,7 +329,7 @@ static void tb_drain(struct tb_state *st, enum tb_st which)
 			node = __timeq_delete_min(st->q);
 			if (!node)
 				break;
-			tb_tq_steps(st->q);
+			tq_bare_steps(st->q);
 			st->rec[st->nrec++] = node->time;
 		}
 		break;
@@ -388,7 +365,7 @@ static void tb_run_hold(struct tb_state *st, enum tb_st which)
 		case TB_TIMEQ:
 			st->q->budget = TIMEQ_HOLD;
 			node = __timeq_delete_min(st->q);
-			tb_tq_steps(st->q);
+			tq_bare_steps(st->q);
 			st->rec[st->nrec++] = node->time;
 			st->q->budget = TIMEQ_HOLD;
 			__timeq_insert(st->q, node, node->time + s->t[k]);
@@ -424,10 +401,10 @@ static void tb_run_churn(struct tb_state *st, enum tb_st which, bool move)
 				__timeq_update(st->q, &st->tq[i], s->t[k]);
 			} else {
 				__timeq_delete(st->q, &st->tq[i]);
-				tb_tq_steps(st->q);
+				tq_bare_steps(st->q);
 				__timeq_insert(st->q, &st->tq[i], s->t[k]);
 			}
-			tb_tq_steps(st->q);
+			tq_bare_steps(st->q);
 			break;
 		case TB_TIMERQUEUE:
 			timerqueue_del(&st->trq_head, &st->trq[i]);
@@ -470,7 +447,7 @@ static void tb_run_storm(struct tb_state *st, enum tb_st which, u64 time)
 			st->q->budget = TIMEQ_HOLD;
 			__timeq_insert(st->q, &st->tq[i], time);
 		}
-		tb_tq_expire(st, time + 1);
+		tq_bare_expire(st->q, time + 1, tb_tq_record, st);
 		break;
 	case TB_TIMERQUEUE:
 		for (i = 0; i < s->n; i++) {

@@ -43,6 +43,7 @@
 #include <linux/timeq.h>
 
 #include "../../../module/queue.h"
+#include "../../bench/bare.h"
 
 #define HORIZON		(1u << 20)	/* delta 1024, M 1024 */
 #define FAST_TIMERS	256
@@ -228,15 +229,6 @@ static int near(const struct timeq *q, u64 now, u64 time)
 
 /* --- 3. one plain spinlock around the bare queue --- */
 
-/* Finish pending work in the same hold: no bounded holds here. */
-static void plain_steps(struct timeq *q)
-{
-	while (q->pend != TQ_PEND_NONE) {
-		q->budget = TIMEQ_HOLD;
-		__timeq_step(q);
-	}
-}
-
 /* What timeq_fast_update() does, waiting for the one lock instead. */
 static int plain_update(struct bench *b, struct timeq_node *node, u64 time)
 {
@@ -250,7 +242,7 @@ static int plain_update(struct bench *b, struct timeq_node *node, u64 time)
 		ret = __timeq_update(q, node, time);
 	else
 		ret = __timeq_insert(q, node, time);
-	plain_steps(q);
+	tq_bare_steps(q);
 	spin_unlock(&b->lock);
 	return ret;
 }
@@ -277,25 +269,15 @@ static void plain_call(struct bench *b, int op, struct timeq_node *node,
 		__timeq_delete_min(q);
 		break;
 	}
-	plain_steps(q);
+	tq_bare_steps(q);
 	spin_unlock(&b->lock);
 }
 
 /* Expiry to @time, every node in one hold. */
 static void plain_expire(struct bench *b, u64 time)
 {
-	struct timeq *q = b->q;
-	unsigned long n;
-
 	spin_lock(&b->lock);
-	for (;;) {
-		q->budget = TIMEQ_HOLD;
-		n = __timeq_del_less_than(q, time, ULONG_MAX, NULL, NULL);
-		if (q->pend != TQ_PEND_NONE)
-			plain_steps(q);
-		else if (!n && q->now >= time)
-			break;
-	}
+	tq_bare_expire(b->q, time, NULL, NULL);
 	spin_unlock(&b->lock);
 }
 
