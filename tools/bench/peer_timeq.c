@@ -38,6 +38,11 @@ static bool tq_can(enum workload wl)
 	return true;
 }
 
+/*
+ * The rule's shape for @count timers of mean jump @mean, and the hold
+ * cost per event the paper's model predicts for it from the constants in
+ * module/queue.h: what `timeqctl tune` would print.
+ */
 void timeq_bench_shape(uint64_t horizon, uint64_t count, uint64_t mean,
 		       unsigned int *delta_shift, unsigned int *buckets_shift,
 		       double *predicted_ns)
@@ -63,7 +68,7 @@ void *timeq_bench_create(const struct seq *s, unsigned int ds,
 	uint32_t i;
 
 	if (!p)
-		return NULL;
+		abort();
 	p->q = timeq_create(0, BENCH_HORIZON, 1u << ds, 1u << bs, GFP_KERNEL);
 	p->node = calloc(s->n, sizeof(*p->node));
 	if (IS_ERR(p->q) || !p->node)
