@@ -14,6 +14,11 @@
 #			timeq.ko, running timeqctl demo and sim
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
+#   make bench		timeq against libuv, libevent, libev, the kernel's
+#			rbtree, timerqueue, min_heap and timer wheel, in
+#			userspace and in Debian's stock 6.12 under qemu, with
+#			the tuning calibration; tables, CSV and plots in
+#			build/bench/ (tools/bench/bench.sh; 6 to 10 minutes)
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make bench-stall	the longest stall a user can cause through /dev/timeq,
 #			in Debian's stock 6.12 kernel under qemu
@@ -86,6 +91,9 @@ check:
 htmldocs:
 	tools/testing/htmldocs.sh
 
+bench:
+	tools/bench/bench.sh
+
 bench-paths:
 	$(MAKE) -C tools/testing/queue OUT=$(CURDIR)/build/queue $(CURDIR)/build/queue/bench_paths
 	build/queue/bench_paths
@@ -114,4 +122,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools install dkms-src dkms-install dkms-uninstall run \
-	check htmldocs bench-paths bench-stall style lint clean
+	check htmldocs bench bench-paths bench-stall style lint clean

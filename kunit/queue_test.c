@@ -78,9 +78,11 @@ struct shape_args {
 static void queue_test_create_bad(struct kunit *test)
 {
 	static const struct shape_args bad[] = {
-		{ 0, 0, 0 }, { (1ULL << 40) + 1, 0, 0 }, { 16, 3, 0 },
-		{ 16, 0, 6 }, { 17, 4, 4 }, { 16, 1U << 21, 0 },
-		{ 16, 0, 1U << 21 }, { 1ULL << 40, 1, 0 }, { 1ULL << 40, 0, 1 },
+		{ 0, 0, 0 },	      { (1ULL << 40) + 1, 0, 0 },
+		{ 16, 3, 0 },	      { 16, 0, 6 },
+		{ 18, 4, 4 },	      { 16, 1U << 21, 0 },
+		{ 16, 0, 1U << 21 },  { 1ULL << 40, 1, 0 },
+		{ 1ULL << 40, 0, 1 },
 	};
 	unsigned int i;
 
@@ -94,26 +96,59 @@ static void queue_test_create_bad(struct kunit *test)
 static void queue_test_create_shapes(struct kunit *test)
 {
 	static const struct shape_args good[] = {
-		{ 1, 0, 0 }, { 1, 1, 1 }, { 2, 2, 1 }, { 2, 1, 2 }, { 13, 4, 4 },
-		{ 1000, 0, 0 }, { 1000, 8, 0 }, { 1000, 0, 8 }, { 3, 0, 0 },
+		{ 1, 0, 0 },	{ 1, 1, 1 },	{ 2, 2, 1 },
+		{ 2, 1, 2 },	{ 13, 4, 4 },	{ 1000, 0, 0 },
+		{ 1000, 8, 0 }, { 1000, 0, 8 }, { 3, 0, 0 },
+		{ 17, 4, 4 },	{ 3, 1, 2 },	{ (1ULL << 20) + 1, 0, 0 },
 	};
-	u64 delta, nbuckets;
+	u64 delta, nbuckets, n, h = (1ULL << 20) + 1, top = 1ULL << 40;
+	unsigned int i, ds, bs, cap;
 	struct timeq *q;
-	unsigned int i;
+	bool least;
+	int err;
+
+	/*
+	 * The rule given a count: the least shape that covers, delta no
+	 * wider than the count or a square calendar.
+	 */
+	for (n = 1; n <= 1 << 24; n <<= 3) {
+		err = timeq_choose_shape(h, n, 1 << 19, &ds, &bs);
+		cap = max(10, order_base_2(n));
+		KUNIT_ASSERT_EQ(test, err, 0);
+		KUNIT_EXPECT_EQ(test, ds + bs, 20);
+		KUNIT_EXPECT_LE(test, ds, cap);
+	}
+	err = timeq_choose_shape(0, 1, 1, &ds, &bs);
+	KUNIT_EXPECT_EQ(test, err, -EINVAL);
+	err = timeq_choose_shape(top + 1, 1, 1, &ds, &bs);
+	KUNIT_EXPECT_EQ(test, err, -EINVAL);
+	err = timeq_choose_shape(top, 1, 1, &ds, &bs);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, ds, 20);
+	KUNIT_EXPECT_EQ(test, bs, 20);
 
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		q = new_queue(test, 7, good[i].horizon, good[i].delta,
 			      good[i].nbuckets);
 		delta = 1ULL << q->delta_shift;
 		nbuckets = 1ULL << q->buckets_shift;
-		KUNIT_EXPECT_TRUE(test, delta * nbuckets >= good[i].horizon);
+		/* Rel 0 is the head, so delta * M covers horizon - 1. */
+		KUNIT_EXPECT_LE(test, good[i].horizon, delta * nbuckets + 1);
 		KUNIT_EXPECT_TRUE(test, !good[i].delta || delta == good[i].delta);
 		KUNIT_EXPECT_TRUE(test,
 				  !good[i].nbuckets || nbuckets == good[i].nbuckets);
-		/* Chosen near sqrt(horizon): neither more than twice the other. */
-		if (!good[i].delta && !good[i].nbuckets)
-			KUNIT_EXPECT_TRUE(test,
-					  delta <= nbuckets && nbuckets <= 2 * delta);
+		/*
+		 * Chosen near sqrt(horizon): neither more than twice the
+		 * other, and the least that covers (2^20 + 1 takes 2^20, not
+		 * 2^21 with half the calendar never used).
+		 */
+		if (!good[i].delta && !good[i].nbuckets) {
+			KUNIT_EXPECT_LE(test, delta, nbuckets);
+			KUNIT_EXPECT_LE(test, nbuckets, 2 * delta);
+			least = delta * nbuckets == 1 ||
+				delta * nbuckets / 2 + 1 < good[i].horizon;
+			KUNIT_EXPECT_TRUE(test, least);
+		}
 		KUNIT_EXPECT_EQ(test, timeq_now(q), 7);
 		KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
 		KUNIT_EXPECT_NULL(test, timeq_min(q));

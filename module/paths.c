@@ -385,12 +385,21 @@ static void tq_kick(struct irq_work *kick)
  *		choose
  * @gfp:	allocation flags, e.g. %GFP_KERNEL_ACCOUNT when a user asks
  *
- * @delta * @nbuckets must cover @horizon. Left at 0, they are chosen near
- * sqrt(@horizon), the choice of the paper's analysis: with both 0, delta =
- * 2^floor(h / 2) and M = 2^ceil(h / 2) where 2^h is the least power of two
- * >= @horizon; with one given, the other is the least that covers. The
- * queue takes about 16 * (3 * delta + M) bytes plus bitmaps, in one
- * kvzalloc().
+ * @delta * @nbuckets + 1 must be at least @horizon: the window spans the
+ * current bucket, which is never a bucket list, and M buckets after it.
+ * With one of them given, the other is the least that covers. With both
+ * 0, timeq_choose_shape() (module/queue.c) chooses them by the rule of
+ * Erickson, Ladner and LaMarca from timeq's measured costs; knowing only
+ * the horizon, it assumes times spread over the window and as many
+ * elements as a square calendar has buckets, which gives that square
+ * calendar: delta = 2^floor(h / 2) and M = 2^ceil(h / 2), where 2^h is the
+ * least power of two with 2^h + 1 >= @horizon (a horizon of 2^20 + 1
+ * takes delta = M = 2^10). Code that knows its expected count and mean
+ * jump passes them to timeq_choose_shape() and creates the queue with the
+ * delta and M it returns: the rule then sizes the buckets to hold about
+ * a hundred elements each, as far as its memory bound allows
+ * (Documentation/bench.rst has the measurements). The queue takes about
+ * 16 * (3 * delta + M) bytes plus bitmaps and counts, in one kvzalloc().
  *
  * The queue's clock moves only when the caller removes nodes with
  * timeq_delete_min() or timeq_del_less_than(); see timeq_create_monotonic()

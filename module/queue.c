@@ -29,10 +29,13 @@
  * carries a tag in the low bits of its owner word naming the array it is
  * in, or the calendar, so unlinking it never has to guess.
  *
- * The horizon is at most delta * M, so the window [now, now + horizon)
- * touches buckets rel 0 .. M (rel M only when now is not a multiple of
- * delta). Rel 1 .. M map one-to-one onto the M bucket lists, so a bucket
- * list never holds two different bucket numbers. Where the paper compares
+ * The horizon is at most delta * M + 1, so the window [now, now + horizon)
+ * touches buckets rel 0 .. M: its last time, now + horizon - 1, is at most
+ * now + delta * M, which is in bucket rel M. Rel 1 .. M map one-to-one
+ * onto the M bucket lists, so a bucket list never holds two different
+ * bucket numbers (rel 0 is the head, never a bucket list, which is what
+ * the + 1 gains: a horizon of 2^20 + 1, jumps of 1 .. 2^20, fits in
+ * delta * M = 2^20 rather than 2^21). Where the paper compares
  * bucket indices modulo M, an element a full revolution ahead lands in the
  * current head; comparing absolute bucket numbers through rel() cannot.
  *
@@ -633,6 +636,69 @@ bool __timeq_step(struct timeq *q)
 	return q->pend != TQ_PEND_NONE;
 }
 
+/**
+ * timeq_choose_shape - the bucket width and count for a queue
+ * @horizon:	the queue's window, 1 to 2^40
+ * @count:	the number of elements the queue is expected to hold, or 0
+ *		if unknown
+ * @mean_jump:	the mean distance from the clock to a new time, or 0 if
+ *		unknown
+ * @delta_shift: set to log2 of the bucket width delta
+ * @buckets_shift: set to log2 of the number of buckets M
+ *
+ * Erickson, Ladner and LaMarca (2000, section 6) give the expected time
+ * per event of a calendar queue holding N elements with mean jump mu as
+ * b * mu / (N * delta) + c * (1 + N * delta / (2 * mu)) + d, where b, c and
+ * d are costs of the implementation, fitted by least squares to measured
+ * times (TIMEQ_TUNE_* in queue.h, from tools/bench/calibrate.c); it is
+ * least when a bucket holds lambda = N * delta / mu = sqrt(2 * b / c)
+ * elements. Over powers of two the cost is convex in log2(delta), so the
+ * best delta = 2^k is the least k at which doubling stops paying:
+ * N * 2^k >= sqrt(b / c) * mu. M is then the least power of two that
+ * covers @horizon (delta * M + 1 >= @horizon): the paper's "M large
+ * enough", since no bucket list ever holds two bucket numbers.
+ *
+ * Two bounds the paper does not need: the three spread arrays take 3 *
+ * delta lists, so delta is held to the larger of the count and the side
+ * of a square calendar (memory O(N + sqrt(horizon))); and both delta and
+ * M to 2^TIMEQ_MAX_LISTS_SHIFT. Unknown, @mean_jump is taken as @horizon
+ * / 2 (times spread over the window) and @count as the side of a square
+ * calendar, which makes the choice that square calendar: delta = 2^(h / 2)
+ * (rounded down) and M = 2^(h - h / 2), 2^h the least power of two with
+ * 2^h + 1 >= @horizon.
+ *
+ * Context: any; integer arithmetic only.
+ * Return: 0, or -EINVAL if @horizon is out of range.
+ */
+int timeq_choose_shape(u64 horizon, u64 count, u64 mean_jump,
+		       unsigned int *delta_shift, unsigned int *buckets_shift)
+{
+	unsigned int want, count_shift, k, low, high;
+
+	if (!horizon || horizon > TIMEQ_MAX_HORIZON)
+		return -EINVAL;
+	want = order_base_2(horizon - 1);
+	if (!mean_jump)
+		mean_jump = horizon / 2 ? horizon / 2 : 1;
+	if (!count)
+		count = 1ULL << (want / 2);
+	/* Both bounded so that the products below fit in 64 bits. */
+	mean_jump = min_t(u64, mean_jump, TIMEQ_MAX_HORIZON);
+	count = min_t(u64, count, 1ULL << 31);
+	count_shift = order_base_2(count);
+	/* M <= 2^20 needs delta >= 2^(want - 20); want <= 40 keeps low <= high. */
+	low = want > TIMEQ_MAX_LISTS_SHIFT ? want - TIMEQ_MAX_LISTS_SHIFT : 0;
+	high = min3(max(want / 2, count_shift), want,
+		    (unsigned int)TIMEQ_MAX_LISTS_SHIFT);
+	for (k = low; k < high; k++)
+		if ((count << k) * TIMEQ_TUNE_ONE >= TIMEQ_TUNE_RHO * mean_jump)
+			break;
+	*delta_shift = k;
+	*buckets_shift = want - k;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(timeq_choose_shape);
+
 /*
  * Lay out the data structure of a zeroed @q: the shapes timeq_create()
  * documents. Returns 0, -EINVAL or -ENOMEM; on error @q owns nothing.
@@ -650,10 +716,9 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	if ((delta && !is_power_of_2(delta)) ||
 	    (nbuckets && !is_power_of_2(nbuckets)))
 		return -EINVAL;
-	want = order_base_2(horizon);
+	want = order_base_2(horizon - 1);
 	if (!delta && !nbuckets) {
-		delta_shift = want / 2;
-		buckets_shift = want - delta_shift;
+		timeq_choose_shape(horizon, 0, 0, &delta_shift, &buckets_shift);
 	} else if (!nbuckets) {
 		delta_shift = ilog2(delta);
 		buckets_shift = want > delta_shift ? want - delta_shift : 0;
@@ -666,7 +731,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	}
 	if (delta_shift > TIMEQ_MAX_LISTS_SHIFT ||
 	    buckets_shift > TIMEQ_MAX_LISTS_SHIFT ||
-	    horizon > 1ULL << (delta_shift + buckets_shift))
+	    horizon - 1 > 1ULL << (delta_shift + buckets_shift))
 		return -EINVAL;
 
 	/*
@@ -1092,7 +1157,7 @@ int __timeq_check(const struct timeq *q, char *buf, size_t len)
 		return -EBUSY;
 	if (q->delta_shift > TIMEQ_MAX_LISTS_SHIFT ||
 	    q->buckets_shift > TIMEQ_MAX_LISTS_SHIFT || !q->horizon ||
-	    q->horizon > 1ULL << (q->delta_shift + q->buckets_shift))
+	    q->horizon - 1 > 1ULL << (q->delta_shift + q->buckets_shift))
 		return tq_report(buf, len, "bad shape: delta 2^%u, M 2^%u, horizon %llu",
 				 q->delta_shift, q->buckets_shift, q->horizon);
 	if (q->head == q->head2 || q->head == q->focus || q->head2 == q->focus)

@@ -33,6 +33,22 @@ enum {
 	TQ_PEND_RESOLVE,
 };
 
+/*
+ * The costs of module/queue.c in the calendar-queue model of Erickson,
+ * Ladner and LaMarca, for timeq_choose_shape(): b per bucket the clock
+ * passes, c per element in the current bucket, d per event, in
+ * picoseconds, and sqrt(b / c) in units of 1 / TIMEQ_TUNE_ONE. Fitted by
+ * tools/bench/calibrate.c (`make bench`) on an AMD EPYC (Zen 5) guest;
+ * Documentation/bench.rst has the fit and how far it holds.
+ */
+#define TIMEQ_TUNE_B_PS 41600
+#define TIMEQ_TUNE_C_PS 9
+#define TIMEQ_TUNE_D_PS 23560
+#define TIMEQ_TUNE_ONE 256
+#define TIMEQ_TUNE_RHO 17357
+
+int timeq_choose_shape(u64 horizon, u64 count, u64 mean_jump,
+		       unsigned int *delta_shift, unsigned int *buckets_shift);
 int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		 unsigned int nbuckets, gfp_t gfp);
 bool __timeq_release_step(struct timeq *q);
