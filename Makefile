@@ -10,8 +10,8 @@
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make bench-stall	the longest stall a user can cause through /dev/timeq,
 #			in Debian's stock 6.12 kernel under qemu
-#   make style		checkpatch --strict over module/, include/ and kunit/,
-#			and clang-format over their lines new since the
+#   make style		checkpatch --strict over module/, include/, kunit/ and
+#			samples/, and clang-format over their lines new since the
 #			kernel's .clang-format landed (tools/testing/gates)
 #   make lint		style, and kernel-doc -Wall, W=1 with sparse against
 #			Debian's 6.1, 6.12 and 6.12-rt headers, and a clang

@@ -7,7 +7,7 @@
 # output is kept in build/check/<suite>.log; its TAP lines are shown here.
 #
 #   gate-*        the static gates (tools/testing/gates), over module/,
-#                 include/ and kunit/: checkpatch --strict, kernel-doc
+#                 include/, kunit/ and samples/: checkpatch --strict, kernel-doc
 #                 -Wall, clang-format on the lines new since .clang-format
 #                 landed, and a clang (LLVM=1) build against Debian's 6.12
 #                 headers; seconds each, one TAP line a file

@@ -4,8 +4,8 @@
 # clang-format.sh [FILE...]: new code is laid out as the kernel's
 # .clang-format says, where checkpatch has no opinion.
 #
-# The rule. Every line of a .c or .h file under module/, include/ and
-# kunit/ (or of the FILEs given) that is new or changed since the baseline
+# The rule. Every line of a .c or .h file under module/, include/, kunit/
+# and samples/ (or of the FILEs given) that is new or changed since the baseline
 # must be as clang-format, with the .clang-format at the top of this tree,
 # would write it; except where clang-format's version would draw from
 # checkpatch --strict (as the checkpatch gate runs it) a finding that the

@@ -3,7 +3,7 @@
 #
 # kernel-doc.sh [FILE...]: the kernel's scripts/kernel-doc -none -Wall from
 # linux-source-6.12 (kernel-src.sh) over every .c and .h file in module/,
-# include/ and kunit/, or over the FILEs given. One TAP line a file; any
+# include/, kunit/ and samples/, or over the FILEs given. One TAP line a file; any
 # warning fails it. -Wall adds to the default checks (every parameter and
 # member described, the comment's name matching the code) a Return:
 # section wherever a function returns a value, a short description on

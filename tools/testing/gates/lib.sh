@@ -12,8 +12,8 @@
 #   top                the root of this tree
 #   scratch            build/gates/, for the gates' temporary files
 #   gate_sources [F..] the files the gates check: every .c and .h under
-#                      module/, include/ and kunit/, or the files given
-#                      (relative to $top), one per line
+#                      module/, include/, kunit/ and samples/, or the
+#                      files given (relative to $top), one per line
 #   gate_install P..   install the Debian packages given that are missing
 #   gate_kernel_src    set ksrc to the directory of the kernel's own tools
 #                      (kernel-src.sh): scripts/, .clang-format, Kconfig
@@ -64,7 +64,7 @@ gate_sources() {
 		printf '%s\n' "$@"
 		return
 	fi
-	(cd "$top" && find module include kunit -type f -name '*.[ch]' | LC_ALL=C sort)
+	(cd "$top" && find module include kunit samples -type f -name '*.[ch]' | LC_ALL=C sort)
 }
 
 gate_install() {
