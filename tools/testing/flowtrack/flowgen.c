@@ -261,7 +261,10 @@ static void print_line(const struct stats *s, double t)
 	long long moved = stat(s, "refresh_applied") + stat(s, "refresh_deferred");
 	char p99[32];
 
-	print_ns(p99, sizeof(p99), stat(s, "lateness_p99_ns"));
+	if (stat(s, "flows_expired") > 0)
+		print_ns(p99, sizeof(p99), stat(s, "lateness_p99_ns"));
+	else
+		snprintf(p99, sizeof(p99), "-");
 	printf("%5.0f s %6lld %8lld %8lld %9lld %8.1f%% %9s %6lld\n", t,
 	       stat(s, "flows_live"), stat(s, "flows_created"),
 	       stat(s, "flows_expired"), stat(s, "packets"),
