@@ -10,6 +10,8 @@
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make bench-stall	the longest stall a user can cause through /dev/timeq,
 #			in Debian's stock 6.12 kernel under qemu
+#   make bench-flowtrack	flow time-outs on timeq against conntrack's design
+#			on the same traffic, in Debian's stock 6.12 under qemu
 #   make style		checkpatch --strict over module/, include/, kunit/ and
 #			samples/, and clang-format over their lines new since the
 #			kernel's .clang-format landed (tools/testing/gates)
@@ -44,6 +46,9 @@ bench-paths:
 bench-stall:
 	tools/testing/stall/run.sh
 
+bench-flowtrack:
+	tools/testing/flowtrack/bench.sh
+
 # Each prints TAP and installs what it needs; make check runs them too.
 STYLE := tools/testing/gates/checkpatch.sh tools/testing/gates/clang-format.sh
 LINT := $(STYLE) tools/testing/gates/kernel-doc.sh tools/testing/module-builds.sh \
@@ -64,4 +69,4 @@ clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
 
-.PHONY: all module run check bench-paths bench-stall style lint clean
+.PHONY: all module run check bench-paths bench-stall bench-flowtrack style lint clean
