@@ -22,10 +22,12 @@
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make bench-stall	the longest stall a user can cause through /dev/timeq,
 #			in Debian's stock 6.12 kernel under qemu
+#   make bench-flowtrack	flow time-outs on timeq against conntrack's design
+#			on the same traffic, in Debian's stock 6.12 under qemu
 #   make htmldocs	Documentation/ in HTML, at build/htmldocs (Sphinx)
-#   make style		checkpatch --strict over module/, include/, kunit/ and
-#			tools/lib/, and clang-format over their lines new
-#			since the kernel's .clang-format landed
+#   make style		checkpatch --strict over module/, include/, kunit/,
+#			tools/lib/ and samples/, and clang-format over their
+#			lines new since the kernel's .clang-format landed
 #			(tools/testing/gates)
 #   make lint		style, and kernel-doc -Wall, W=1 with sparse against
 #			Debian's 6.1, 6.12 and 6.12-rt headers, and a clang
@@ -101,6 +103,9 @@ bench-paths:
 bench-stall:
 	tools/testing/stall/run.sh
 
+bench-flowtrack:
+	tools/testing/flowtrack/bench.sh
+
 # Each prints TAP and installs what it needs; make check runs them too.
 STYLE := tools/testing/gates/checkpatch.sh tools/testing/gates/clang-format.sh
 LINT := $(STYLE) tools/testing/gates/kernel-doc.sh tools/testing/module-builds.sh \
@@ -122,4 +127,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools install dkms-src dkms-install dkms-uninstall run \
-	check htmldocs bench bench-paths bench-stall style lint clean
+	check htmldocs bench bench-paths bench-stall bench-flowtrack style lint clean

@@ -17,7 +17,7 @@ shift 2
 
 rm -rf "$out"
 mkdir -p "$out"
-cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$out/"
+cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$top/samples" "$out/"
 # -s leaves only what the tools say; BTF needs a vmlinux that headers lack.
 said=$(make -s -C "$kdir" M="$out" W=1 C=2 "$@" modules 2>&1 |
        grep -v '^Skipping BTF generation' || true)

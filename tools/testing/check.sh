@@ -7,7 +7,7 @@
 # output is kept in build/check/<suite>.log; its TAP lines are shown here.
 #
 #   gate-*        the static gates (tools/testing/gates), over module/,
-#                 include/ and kunit/: checkpatch --strict, kernel-doc
+#                 include/, kunit/ and samples/: checkpatch --strict, kernel-doc
 #                 -Wall, clang-format on the lines new since .clang-format
 #                 landed, and a clang (LLVM=1) build against Debian's 6.12
 #                 headers; seconds each, one TAP line a file
@@ -29,14 +29,16 @@
 #                 built once and cached outside the tree, the KUnit suites
 #                 (timeq_queue, timeq_paths) and the /dev/timeq kselftests
 #                 (64- and 32-bit) and libtimeq's booted in it under qemu;
-#                 the stock 6.12, 6.12-rt and 6.1 kernels booted with timeq,
-#                 its smoke test and the kselftests; the tracepoints through
-#                 tracefs in the stock 6.12 kernel (vm/trace.sh); and the
+#                 the flowtrack scenarios (tools/testing/flowtrack/vm.sh)
+#                 in it and in the stock 6.12-rt kernel; the stock 6.12,
+#                 6.12-rt and 6.1 kernels booted with timeq, its smoke
+#                 test and the kselftests; the tracepoints through tracefs
+#                 in the stock 6.12 kernel (vm/trace.sh); and the
 #                 bench's own self-test, which
 #                 plants each kind of failure and expects the bench to
 #                 report it (tools/testing/vm)
-#   make-run      `make run` itself: timeqctl demo and sim in the stock 6.12
-#                 kernel
+#   make-run      `make run` itself: timeqctl demo, flowgen and sim in the
+#                 stock 6.12 kernel
 #
 # TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing; TIMEQ_CHECK_VM=0 skips
 # the vm-* suites (quick local runs; CI runs everything).
@@ -106,7 +108,7 @@ queue() {
 
 vm() {
 	local vm=tools/testing/vm kdir debug=$top/build/module-debug series mods
-	local st=$top/build/selftests
+	local st=$top/build/selftests flows=$top/build/flowtrack
 
 	step vm-deps "$vm/deps.sh" || return
 	step vm-kernel "$vm/build-kernel.sh" || return
@@ -123,6 +125,9 @@ vm() {
 		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" \
 		--kunit timeq_queue --kunit timeq_paths \
 		-b "$st/timeq_test" -b "$st/timeq_test_32" -b "$st/timeq_lib_test"
+	step vm-flowgen-build make -C tools/testing/flowtrack OUT="$flows" || return
+	suite vm-flowtrack-debug tools/testing/flowtrack/vm.sh debug "$debug" \
+		"$flows/flowgen"
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
 	for series in 6.12 6.12-rt 6.1; do
 		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)
@@ -130,6 +135,9 @@ vm() {
 			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko" \
 			-b "$st/timeq_test" -b "$st/timeq_test_32" \
 			-b "$st/timeq_lib_test"
+		[ "$series" != 6.12-rt ] ||
+			suite vm-flowtrack-6.12-rt tools/testing/flowtrack/vm.sh \
+				6.12-rt "$mods" "$flows/flowgen"
 	done
 	# The tracepoints through tracefs, in the stock 6.12 kernel, with
 	# timeq_smoke.ko, timeqctl and the documentation's examples to fire them.

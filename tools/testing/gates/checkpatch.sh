@@ -3,9 +3,9 @@
 #
 # checkpatch.sh [FILE...]: the kernel's own style checker,
 # scripts/checkpatch.pl --strict --no-tree from linux-source-6.12
-# (kernel-src.sh), over every .c and .h file in module/, include/, kunit/
-# and tools/lib/ (lib.sh), or over the FILEs given. One TAP line a file; any ERROR, WARNING
-# or CHECK fails that file and is shown as "# file:line: TYPE:NAME: message".
+# (kernel-src.sh), over every .c and .h file in module/, include/, kunit/,
+# tools/lib/ and samples/ (lib.sh), or over the FILEs given. One TAP line a
+# file; any ERROR, WARNING or CHECK fails that file and is shown as "# file:line: TYPE:NAME: message".
 #
 # Why: timeq is meant to read like kernel code and to be submittable as
 # such; --strict adds the checks maintainers apply to new code (alignment

@@ -4,20 +4,21 @@
 # clang-format.sh [FILE...]: new code is laid out as the kernel's
 # .clang-format says, where checkpatch has no opinion.
 #
-# The rule. Every line of a .c or .h file under module/, include/, kunit/
-# and tools/lib/ (or of the FILEs given) that is new or changed since the
-# baseline must be as clang-format, with the .clang-format at the top of
-# this tree, would write it; except where clang-format's version would
-# draw from checkpatch --strict (as the checkpatch gate runs it) a finding
-# that the code as written does not: there checkpatch wins, and the lines
-# stay as they are (shown as a note, not a failure); and except where the
-# lines differ only in the spacing inside them, after their indentation: tabs
-# that align struct members, #define values and trailing comments in
-# columns are the kernel's own habit and this tree's, which the kernel's
-# .clang-format does not share, and mixing both in one struct would help
-# nobody. Line breaks, indentation and everything else are checked. To
-# keep lines out on purpose (a table laid out by hand), put them between
-# /* clang-format off */ and /* clang-format on */, and say why there.
+# The rule. Every line of a .c or .h file under module/, include/, kunit/,
+# tools/lib/ and samples/ (or of the FILEs given) that is new or changed
+# since the baseline must be as clang-format, with the .clang-format at
+# the top of this tree, would write it; except where clang-format's
+# version would draw from checkpatch --strict (as the checkpatch gate runs
+# it) a finding that the code as written does not: there checkpatch wins,
+# and the lines stay as they are (shown as a note, not a failure); and
+# except where the lines differ only in the spacing inside them, after
+# their indentation: tabs that align struct members, #define values and
+# trailing comments in columns are the kernel's own habit and this tree's,
+# which the kernel's .clang-format does not share, and mixing both in one
+# struct would help nobody. Line breaks, indentation and everything else
+# are checked. To keep lines out on purpose (a table laid out by hand),
+# put them between /* clang-format off */ and /* clang-format on */, and
+# say why there.
 #
 #   baseline   the commit that added .clang-format to this tree, found in
 #              the history (git log --diff-filter=A -- .clang-format), so

@@ -7,7 +7,8 @@
 # gcc (-Wsometimes-uninitialized, -Wtautological-*, its own format and
 # stack checks) and upstream builds the kernel with both.
 #
-#   1  timeq.ko and timeq_smoke.ko (TIMEQ_SMOKE=y), linked and post-processed
+#   1  timeq.ko, timeq_smoke.ko (TIMEQ_SMOKE=y) and timeq_flowtrack.ko,
+#      linked and post-processed
 #   2  timeq.o and timeq_test.o (TIMEQ_KUNIT=y TIMEQ_DEBUG=y, the KUnit
 #      suites), compiled and linked but not through modpost: Debian's
 #      Module.symvers has no KUnit symbols for it to resolve
@@ -113,7 +114,7 @@ build() {
 	shift 2
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$dir/"
+	cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$top/samples" "$dir/"
 	# CC=clang: the headers' .kernelvariables would make it gcc-12 again.
 	make -s -C "$tree" M="$dir" LLVM=1 CC=clang W=1 "$@" 2>&1 |
 		grep -v '^Skipping BTF generation' | sed "s|$dir/||g"
@@ -156,11 +157,12 @@ echo "clang.sh: $(grep -c . "$trees/stock.config-diff") lines of Debian's .confi
 said=$(build smoke "$trees/stock" TIMEQ_SMOKE=y modules)
 if [ -n "$said" ]; then
 	printf '%s\n' "$said" | note
-	fail "timeq.ko and timeq_smoke.ko with $clang_version against $release: warnings or errors"
-elif ! by_clang "$out/smoke/timeq.ko" "$out/smoke/timeq_smoke.ko"; then
-	fail "timeq.ko and timeq_smoke.ko against $release: not built by clang"
+	fail "timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko with $clang_version against $release: warnings or errors"
+elif ! by_clang "$out/smoke/timeq.ko" "$out/smoke/timeq_smoke.ko" \
+		"$out/smoke/timeq_flowtrack.ko"; then
+	fail "timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko against $release: not built by clang"
 else
-	pass "timeq.ko and timeq_smoke.ko build clean at W=1 with $clang_version (LLVM=1) against $release"
+	pass "timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko build clean at W=1 with $clang_version (LLVM=1) against $release"
 fi
 
 said=$(build kunit "$trees/kunit" TIMEQ_KUNIT=y TIMEQ_DEBUG=y timeq.o timeq_test.o)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel-doc.sh [FILE...]: the kernel's scripts/kernel-doc -none -Wall from
-# linux-source-6.12 (kernel-src.sh) over every .c and .h file in module/,
-# include/, kunit/ and tools/lib/ (lib.sh), or over the FILEs given. One TAP line a file; any
-# warning fails it. -Wall adds to the default checks (every parameter and
-# member described, the comment's name matching the code) a Return:
-# section wherever a function returns a value, a short description on
-# every comment, and no text before the first section.
+# kernel-doc.sh [FILE...]: the kernel's scripts/kernel-doc -none -Wall
+# from linux-source-6.12 (kernel-src.sh) over every .c and .h file in
+# module/, include/, kunit/, tools/lib/ and samples/ (lib.sh), or over the
+# FILEs given. One TAP line a file; any warning fails it. -Wall adds to
+# the default checks (every parameter and member described, the comment's
+# name matching the code) a Return: section wherever a function returns a
+# value, a short description on every comment, and no text before the
+# first section.
 #
 # It also fails a file with an EXPORT_SYMBOL*() whose symbol has no
 # kernel-doc comment anywhere in module/ or include/: other modules use

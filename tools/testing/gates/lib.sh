@@ -12,10 +12,10 @@
 #   top                the root of this tree
 #   scratch            build/gates/, for the gates' temporary files
 #   gate_sources [F..] the files the gates check: every .c and .h under
-#                      module/, include/, kunit/ and tools/lib/ (libtimeq,
-#                      whose kernel-doc the documentation pulls in too),
-#                      or the files given
-#                      (relative to $top), one per line
+#                      module/, include/, kunit/, tools/lib/ (libtimeq,
+#                      whose kernel-doc the documentation pulls in too)
+#                      and samples/, or the files given (relative to
+#                      $top), one per line
 #   gate_install P..   install the Debian packages given that are missing
 #   gate_kernel_src    set ksrc to the directory of the kernel's own tools
 #                      (kernel-src.sh): scripts/, .clang-format, Kconfig
@@ -66,7 +66,7 @@ gate_sources() {
 		printf '%s\n' "$@"
 		return
 	fi
-	(cd "$top" && find module include kunit tools/lib -type f -name '*.[ch]' |
+	(cd "$top" && find module include kunit tools/lib samples -type f -name '*.[ch]' |
 		LC_ALL=C sort)
 }
 

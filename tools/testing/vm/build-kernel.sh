@@ -158,10 +158,13 @@ mv "$tmp" "$tree"
 trap - EXIT
 log "built in $((end - start)) s: $tree"
 
-# Keep the cache bounded: drop the oldest other kernel-* trees beyond $KEEP.
-# (.tmp.* dirs may be builds in progress under another key: left alone.)
-old_trees=$(ls -1dt "$CACHE"/kernel-*/ 2>/dev/null | sed 's:/$::' |
-	grep -v '\.tmp\.' | grep -vxF "$tree" | tail -n +$((KEEP + 1))) || true
+# Keep the cache bounded: drop the oldest other kernel trees beyond $KEEP,
+# newest first by when they were built. A kernel tree is one with the mark
+# .timeq-built: the gates' kernel-src-* in the same cache is not one, nor
+# is a .tmp.* dir, which may be a build in progress under another key.
+old_trees=$(ls -1t "$CACHE"/kernel-*/.timeq-built 2>/dev/null |
+	sed 's:/\.timeq-built$::' | grep -v '\.tmp\.' | grep -vxF "$tree" |
+	tail -n +$((KEEP + 1))) || true
 for old in $old_trees; do
 	log "removing old tree $old"
 	rm -rf "$old" "$old.lock" "$old.failed.log"

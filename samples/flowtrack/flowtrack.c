@@ -1,0 +1,1187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timeq_flowtrack: idle time-outs of network flows, the use the
+ * Brodnik-Karlsson queue was designed for, beside conntrack's own design.
+ *
+ * A netfilter hook in the initial network namespace sees every IPv4
+ * packet, at PRE_ROUTING (received: softirq) and at LOCAL_OUT (sent:
+ * process context, where the hook disables bottom halves itself). It finds
+ * the packet's flow in an rhashtable, keyed by the 5-tuple with its two
+ * ends in a fixed order so that both directions are one flow, or creates
+ * it, and refreshes the flow's idle time-out. A flow idle for the time-out
+ * expires: it is counted, unpublished and freed. The module is a monitor:
+ * every packet is let through, also one whose flow could not be had (the
+ * flow cap, an allocation failure, an insert the table refused, a flow
+ * that is expiring at that instant); those are counted as drops.
+ *
+ * Two ways to expire flows, chosen at load (mode=):
+ *
+ *  timeq	each flow has a timer on one clocked queue
+ *		(timeq_create_monotonic()), moved by every packet with
+ *		timeq_fast_update() to the tick at which the flow will have
+ *		been idle for the time-out. Its callback, on timeq's
+ *		workqueue, expires the flow. Never early; late by the
+ *		rounding up to a tick, the hrtimer and the workqueue.
+ *  gc		conntrack's design since it dropped per-flow timers: a packet
+ *		stores its time, and a worker scans the whole table in slices
+ *		of at most 10 ms, expiring what is due, then sleeps for the
+ *		average time left to the flows it saw, clamped to [1 s, 60 s]
+ *		(gc_worker() of net/netfilter/nf_conntrack_core.c). An
+ *		expiry is late by up to the sleep. conntrack refreshes with
+ *		one store; here both modes refresh with the compare-and-
+ *		exchange below, so that they count alike.
+ *
+ * In both, a packet that finds its flow idle for the time-out already
+ * expires it and starts a new one, as conntrack's lookup does, so when a
+ * flow expires is the same in the two modes but for the lateness.
+ *
+ * A flow's life, and why nothing freed is touched
+ * -----------------------------------------------
+ *
+ * @last holds the time of the flow's latest packet, or FLOW_DEAD. Every
+ * change to it is a compare-and-exchange, so that a refresh and an expiry
+ * cannot both win:
+ *
+ *  - A packet moves @last forward to its time, unless it is FLOW_DEAD or
+ *    the flow has been idle for the time-out (then the packet expires it).
+ *    Only then does it move the timer.
+ *  - An expiry, from the timer's callback, the collector or a packet,
+ *    claims the flow by exchanging the @last it judged idle for FLOW_DEAD.
+ *    If a packet moved @last in between, the claim fails and the flow
+ *    lives on: a timer's callback arms the timer again for the new time.
+ *    The one claim that succeeds counts the expiry, removes the flow from
+ *    the table and puts it on the reap list.
+ *
+ * Every arming of a timer is for the deadline of some value @last has
+ * held, never a later one, so a timer is never due after its flow is; it
+ * may be due before (a refresh handed off to timeq's slow path, or one
+ * racing the callback), and the callback then finds @last recent and arms
+ * the timer again.
+ *
+ * A packet reaches a flow only through the table, under rcu_read_lock(),
+ * and the collector only inside an rhashtable walk, also under RCU; timer
+ * callbacks reach it through the queue. The reaper, a work item, frees a
+ * batch of claimed flows so:
+ *
+ *  1. synchronize_rcu(): every packet that found one of them in the table
+ *     before it was removed has finished with it, and no packet can find
+ *     it now. In particular no timeq_fast_update() of its timer runs or
+ *     will run, which timeq_shutdown_sync() asks of its caller.
+ *  2. timeq_shutdown_sync() of its timer: the timer is disarmed (a packet
+ *     that refreshed it while it expired may have armed it again, in place
+ *     or by a request to timeq's slow path), a request still pending is
+ *     dropped, and a callback running for it is waited for. A callback
+ *     that runs for a flow already claimed does nothing.
+ *  3. kmem_cache_free().
+ *
+ * The callback never calls timeq_delete_sync() or timeq_shutdown_sync()
+ * (a timer's own callback must not), and the reaper calls the latter with
+ * no lock held, so it cannot hold one the callback waits for.
+ *
+ * Unloading with flows live: the hooks go first (nf_unregister_net_hooks()
+ * waits for every hook that runs), then the collector; then, under
+ * flow_kill_lock, which every callback takes, flow_stopping is set, after
+ * which no callback expires anything or queues the reaper; the reaper is
+ * flushed; timeq_destroy() stops the queue (it waits for a running
+ * callback and releases the queued timers); and last the flows still in
+ * the table are freed with it.
+ *
+ * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
+ * (flows live, created, expired and freed; packets; refreshes applied in
+ * place and handed off, with a guess at why each hand-off happened;
+ * expiry lateness p50/p99/max; drops; CPU per packet; memory per flow),
+ * and lateness, the histogram of how late flows expired.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/jiffies.h>
+#include <linux/llist.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/percpu.h>
+#include <linux/rhashtable.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/timeq.h>
+#include <linux/workqueue.h>
+#include <net/ip.h>
+#include <net/net_namespace.h>
+
+static char *mode = "timeq";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "how idle flows expire: timeq (a timer each) or gc (conntrack's scan)");
+
+static unsigned int timeout_ms = 5000;
+module_param(timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms, "idle time-out of a flow, in ms (default 5000)");
+
+static unsigned int granularity_us = 1000;
+module_param(granularity_us, uint, 0444);
+MODULE_PARM_DESC(granularity_us,
+		 "tick of the timer queue, in us (default 1000)");
+
+static unsigned int max_flows = 65536;
+module_param(max_flows, uint, 0444);
+MODULE_PARM_DESC(max_flows,
+		 "flows tracked at most, live or being freed (default 65536)");
+
+/* At most this many ticks to a time-out: it keeps the queue small. */
+#define FLOW_MAX_TICKS		BIT_ULL(24)
+
+/* The value of flow.last once an expiry has claimed the flow. */
+#define FLOW_DEAD		(-1LL)
+
+/**
+ * struct flow_key - a flow's 5-tuple, its lower end first
+ * @addr:	the IPv4 addresses of the two ends
+ * @port:	their ports, 0 for a protocol without ports and for fragments
+ *		after the first
+ * @proto:	the IP protocol
+ * @pad:	zero, as the key is hashed and compared as 16 bytes
+ */
+struct flow_key {
+	__be32	addr[2];
+	__be16	port[2];
+	u8	proto;
+	u8	pad[3];
+};
+
+/**
+ * struct flow - one flow, in both modes
+ * @node:	link in flow_table
+ * @key:	the 5-tuple
+ * @last:	the time of the latest packet (ktime_get_ns()), or FLOW_DEAD
+ *		once expired
+ * @reap:	link in flow_reap_list, once expired
+ */
+struct flow {
+	struct rhash_head	node;
+	struct flow_key		key;
+	atomic64_t		last;
+	struct llist_node	reap;
+};
+
+/**
+ * struct flow_timed - a flow in mode timeq: the flow and its timer
+ * @flow:	the flow
+ * @timer:	due when the flow will have been idle for the time-out
+ */
+struct flow_timed {
+	struct flow		flow;
+	struct timeq_timer	timer;
+};
+
+static const struct rhashtable_params flow_params = {
+	.key_len		= sizeof(struct flow_key),
+	.key_offset		= offsetof(struct flow, key),
+	.head_offset		= offsetof(struct flow, node),
+	.automatic_shrinking	= true,
+};
+
+/* Histograms of nanoseconds: 8 buckets per power of two, up to 2^48. */
+#define FLOW_HIST_SUB_SHIFT	3
+#define FLOW_HIST_SUBS		BIT(FLOW_HIST_SUB_SHIFT)
+#define FLOW_HIST_BUCKETS	(46 * FLOW_HIST_SUBS)
+
+/**
+ * struct flow_stats - counters of one CPU, summed when read
+ * @packets:	packets the hooks saw
+ * @created:	flows created
+ * @expired:	flows expired, by any path
+ * @expired_by_packet: of those, by a packet that found its flow idle
+ * @freed:	flows freed by the reaper
+ * @refreshes:	packets that moved a live flow's last time
+ * @skipped:	of those, in mode timeq, whose time-out fell in the tick the
+ *		timer is already moved to: no timer call
+ * @applied:	refreshes that timeq_fast_update() applied in place
+ * @deferred:	refreshes that timeq_fast_update() handed off
+ * @failed:	timeq_fast_update() or timeq_timer_arm() calls that failed
+ * @ins_applied: new flows' timers that timeq_fast_update() armed in place
+ * @ins_deferred: new flows' timers that it handed off
+ * @def_pending: hand-offs of a timer with a request pending already
+ * @def_min:	hand-offs of the queue's earliest timer
+ * @def_work:	hand-offs while the slow side had work pending
+ * @def_locked:	hand-offs while one of the queue's locks was held
+ * @def_other:	other hand-offs
+ * @callbacks:	timer callbacks
+ * @rearmed:	callbacks that found the flow refreshed, and armed it again
+ * @stale:	callbacks for a flow already claimed
+ * @early:	callbacks that ran before their timer's tick, with no refresh
+ *		to explain it
+ * @drop_cap:	packets whose new flow would pass max_flows
+ * @drop_nomem:	packets whose new flow could not be allocated
+ * @drop_insert: packets whose new flow the table refused
+ * @drop_dying:	packets whose flow was claimed but still in the table
+ * @hook_ns:	time in the hooks, by local_clock()
+ * @refresh_ns:	of that, time refreshing live flows
+ * @gc_passes:	passes of the collector over the whole table
+ * @gc_scanned:	flows the collector looked at
+ * @gc_ns:	time in the collector
+ * @late:	expiries by lateness (flow_bucket())
+ * @hook_cost:	packets by the time spent in the hooks
+ * @refresh_cost: refreshes by the time they took
+ */
+struct flow_stats {
+	u64	packets;
+	u64	created;
+	u64	expired;
+	u64	expired_by_packet;
+	u64	freed;
+	u64	refreshes;
+	u64	skipped;
+	u64	applied;
+	u64	deferred;
+	u64	failed;
+	u64	ins_applied;
+	u64	ins_deferred;
+	u64	def_pending;
+	u64	def_min;
+	u64	def_work;
+	u64	def_locked;
+	u64	def_other;
+	u64	callbacks;
+	u64	rearmed;
+	u64	stale;
+	u64	early;
+	u64	drop_cap;
+	u64	drop_nomem;
+	u64	drop_insert;
+	u64	drop_dying;
+	u64	hook_ns;
+	u64	refresh_ns;
+	u64	gc_passes;
+	u64	gc_scanned;
+	u64	gc_ns;
+	u64	late[FLOW_HIST_BUCKETS];
+	u64	hook_cost[FLOW_HIST_BUCKETS];
+	u64	refresh_cost[FLOW_HIST_BUCKETS];
+};
+
+static bool flow_timed_mode;
+static u64 flow_timeout_ns;
+static u64 flow_gran_ns;
+static u64 flow_clock_ns;	/* what a local_clock() pair costs, at least */
+static struct flow_stats __percpu *flow_counters;
+static atomic64_t flow_late_max = ATOMIC64_INIT(0);
+static atomic_t flows_live = ATOMIC_INIT(0);
+static atomic_t flows_allocated = ATOMIC_INIT(0);
+static struct kmem_cache *flow_cache;
+static struct rhashtable flow_table;
+static struct timeq *flow_q;
+static struct dentry *flow_dir;
+
+static LLIST_HEAD(flow_reap_list);
+static void flow_reap_fn(struct work_struct *work);
+static DECLARE_WORK(flow_reap_work, flow_reap_fn);
+
+/* Serialises timer callbacks with the unloading that stops them. */
+static DEFINE_MUTEX(flow_kill_lock);
+static bool flow_stopping;
+
+static struct flow_timed *flow_to_timed(struct flow *f)
+{
+	return container_of(f, struct flow_timed, flow);
+}
+
+/* --- expiry: claim, count, unpublish, reap --- */
+
+/* The histogram bucket of @ns nanoseconds. */
+static unsigned int flow_bucket(u64 ns)
+{
+	unsigned int order, sub;
+
+	if (ns < FLOW_HIST_SUBS)
+		return ns;
+	order = fls64(ns) - 1;
+	sub = (ns >> (order - FLOW_HIST_SUB_SHIFT)) & (FLOW_HIST_SUBS - 1);
+	return min_t(unsigned int,
+		     (order - FLOW_HIST_SUB_SHIFT + 1) * FLOW_HIST_SUBS + sub,
+		     FLOW_HIST_BUCKETS - 1);
+}
+
+/* The least number of nanoseconds that falls in bucket @b. */
+static u64 flow_bucket_floor(unsigned int b)
+{
+	unsigned int order = b / FLOW_HIST_SUBS + FLOW_HIST_SUB_SHIFT - 1;
+
+	if (b < FLOW_HIST_SUBS)
+		return b;
+	return (u64)(FLOW_HIST_SUBS + b % FLOW_HIST_SUBS)
+	       << (order - FLOW_HIST_SUB_SHIFT);
+}
+
+/* @ns spent in the hooks or a refresh: add it to @sum and to @hist. */
+static void flow_cost(u64 __percpu *sum, u64 __percpu *hist, u64 ns)
+{
+	this_cpu_add(*sum, ns);
+	this_cpu_inc(hist[flow_bucket(ns)]);
+}
+
+/*
+ * Claim @f for expiry if its last time is still @last: of all the paths
+ * that may judge a flow idle, exactly one succeeds, and none after a
+ * packet refreshed it.
+ */
+static bool flow_claim(struct flow *f, s64 last)
+{
+	return atomic64_try_cmpxchg(&f->last, &last, FLOW_DEAD);
+}
+
+/*
+ * The flow was claimed, idle since @last, at @now: count it, take it out
+ * of the table, and hand it to the reaper. Any context.
+ */
+static void flow_expire(struct flow *f, s64 last, u64 now)
+{
+	u64 late = now - (last + flow_timeout_ns);
+	s64 max = atomic64_read(&flow_late_max);
+
+	this_cpu_inc(flow_counters->expired);
+	this_cpu_inc(flow_counters->late[flow_bucket(late)]);
+	while ((u64)max < late &&
+	       !atomic64_try_cmpxchg(&flow_late_max, &max, late))
+		;
+	rhashtable_remove_fast(&flow_table, &f->node, flow_params);
+	atomic_dec(&flows_live);
+	if (llist_add(&f->reap, &flow_reap_list))
+		queue_work(system_unbound_wq, &flow_reap_work);
+}
+
+static void flow_free(struct flow *f)
+{
+	kmem_cache_free(flow_cache, f);
+	atomic_dec(&flows_allocated);
+}
+
+/* The reaper: see "A flow's life" above. */
+static void flow_reap_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&flow_reap_list);
+	struct flow *f, *next;
+
+	if (!list)
+		return;
+	synchronize_rcu();
+	llist_for_each_entry_safe(f, next, list, reap) {
+		if (flow_timed_mode)
+			timeq_shutdown_sync(flow_q, &flow_to_timed(f)->timer);
+		flow_free(f);
+		this_cpu_inc(flow_counters->freed);
+		cond_resched();
+	}
+}
+
+/* --- mode timeq --- */
+
+/* The tick at which a flow last seen at @last has been idle long enough. */
+static u64 flow_deadline(s64 last)
+{
+	return div64_u64(last + flow_timeout_ns + flow_gran_ns - 1,
+			 flow_gran_ns);
+}
+
+/*
+ * A snapshot of why timeq_fast_update() may hand off a move of @timer,
+ * taken before the call: these are guesses from racy reads of the queue's
+ * state, for the statistics only.
+ */
+enum { FLOW_WHY_NONE, FLOW_WHY_PENDING, FLOW_WHY_MIN };
+
+static int flow_why_before(struct timeq_timer *timer)
+{
+	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		return FLOW_WHY_PENDING;
+	if (timeq_min(flow_q) == &timer->node)
+		return FLOW_WHY_MIN;
+	return FLOW_WHY_NONE;
+}
+
+/*
+ * Are the queue's locks free? A trylock and an unlock of each, as the fast
+ * path would try them; only after a hand-off, so the common path pays
+ * nothing for it.
+ */
+static bool flow_locks_free(struct timeq *q)
+{
+	if (!spin_trylock(&q->head_lock))
+		return false;
+	spin_unlock(&q->head_lock);
+	if (!spin_trylock(&q->head2_lock))
+		return false;
+	spin_unlock(&q->head2_lock);
+	if (!spin_trylock(&q->bucket_lock))
+		return false;
+	spin_unlock(&q->bucket_lock);
+	return true;
+}
+
+static void flow_count_handoff(int why)
+{
+	this_cpu_inc(flow_counters->deferred);
+	if (why == FLOW_WHY_PENDING)
+		this_cpu_inc(flow_counters->def_pending);
+	else if (why == FLOW_WHY_MIN)
+		this_cpu_inc(flow_counters->def_min);
+	else if (READ_ONCE(flow_q->pend))
+		this_cpu_inc(flow_counters->def_work);
+	else if (!flow_locks_free(flow_q))
+		this_cpu_inc(flow_counters->def_locked);
+	else
+		this_cpu_inc(flow_counters->def_other);
+}
+
+/* Move @f's timer to its new deadline, from a packet. */
+static void flow_arm_fast(struct flow *f, s64 last, bool insert)
+{
+	struct timeq_timer *timer = &flow_to_timed(f)->timer;
+	int why = flow_why_before(timer);
+	int ret;
+
+	ret = timeq_fast_update(flow_q, timer, flow_deadline(last));
+	if (ret < 0)
+		this_cpu_inc(flow_counters->failed);
+	else if (insert && ret == TIMEQ_APPLIED)
+		this_cpu_inc(flow_counters->ins_applied);
+	else if (insert)
+		this_cpu_inc(flow_counters->ins_deferred);
+	else if (ret == TIMEQ_APPLIED)
+		this_cpu_inc(flow_counters->applied);
+	else
+		flow_count_handoff(why);
+}
+
+/*
+ * Arm @f's timer for @last from its callback. If the queue's clock lags so
+ * far behind that the deadline is beyond its horizon, try the next tick,
+ * when the callback will look again.
+ */
+static void flow_arm_slow(struct flow *f, s64 last)
+{
+	struct timeq_timer *timer = &flow_to_timed(f)->timer;
+
+	if (!timeq_timer_arm(flow_q, timer, flow_deadline(last)))
+		return;
+	this_cpu_inc(flow_counters->failed);
+	if (timeq_timer_arm(flow_q, timer, timeq_clock_ticks(flow_q) + 1))
+		this_cpu_inc(flow_counters->failed);
+}
+
+/*
+ * A flow's timer is due: expire the flow if it has been idle for the
+ * time-out, else arm the timer for when it will have been. In process
+ * context, on timeq's workqueue.
+ */
+static void flow_timer_fn(struct timeq_timer *timer)
+{
+	struct flow *f = &container_of(timer, struct flow_timed, timer)->flow;
+	u64 tick, now;
+	s64 last;
+
+	mutex_lock(&flow_kill_lock);
+	if (flow_stopping)
+		goto out;
+	this_cpu_inc(flow_counters->callbacks);
+	/*
+	 * A packet that moved the timer since it was taken out of the queue
+	 * had moved @last first; then @last is read here as new, and the
+	 * flow is not idle.
+	 */
+	tick = timeq_node_time(&timer->node);
+	/* Pairs with the full barrier of the cmpxchg in flow_touch(). */
+	smp_rmb();
+	last = atomic64_read(&f->last);
+	now = ktime_get_ns();
+	if (last == FLOW_DEAD) {
+		this_cpu_inc(flow_counters->stale);
+		goto out;
+	}
+	if (now < last + flow_timeout_ns) {
+		this_cpu_inc(flow_counters->rearmed);
+		flow_arm_slow(f, last);
+		goto out;
+	}
+	if (now < tick * flow_gran_ns)
+		this_cpu_inc(flow_counters->early);
+	if (flow_claim(f, last)) {
+		flow_expire(f, last, now);
+	} else {
+		/* A packet refreshed it after all. */
+		last = atomic64_read(&f->last);
+		if (last != FLOW_DEAD) {
+			this_cpu_inc(flow_counters->rearmed);
+			flow_arm_slow(f, last);
+		}
+	}
+out:
+	mutex_unlock(&flow_kill_lock);
+}
+
+/* --- mode gc: conntrack's collector --- */
+
+/* As net/netfilter/nf_conntrack_core.c, in ns but for the last. */
+#define GC_SCAN_INTERVAL_MIN	(1ULL * NSEC_PER_SEC)
+#define GC_SCAN_INTERVAL_MAX	(60ULL * NSEC_PER_SEC)
+#define GC_SCAN_INTERVAL_CLAMP	(300ULL * NSEC_PER_SEC)
+#define GC_SCAN_INITIAL_COUNT	100
+#define GC_SCAN_MAX_DURATION	(10ULL * NSEC_PER_MSEC)
+#define GC_SCAN_EXPIRED_MAX	(64000U / HZ)
+
+/**
+ * struct flow_gc - the collector's state between two runs
+ * @work:	the collector
+ * @iter:	the walk of flow_table, while a pass is under way
+ * @in_pass:	@iter is entered
+ * @start:	when the pass began
+ * @avg:	the running average of the time left to the flows seen
+ * @count:	the weight of @avg
+ */
+struct flow_gc {
+	struct delayed_work	work;
+	struct rhashtable_iter	iter;
+	bool			in_pass;
+	u64			start;
+	u64			avg;
+	u64			count;
+};
+
+static struct flow_gc flow_gc;
+
+/* End the walk of a pass; with the collector not running. */
+static void flow_gc_end_pass(void)
+{
+	if (flow_gc.in_pass)
+		rhashtable_walk_exit(&flow_gc.iter);
+	flow_gc.in_pass = false;
+}
+
+/*
+ * One run: scan the table from where the last run stopped, for at most
+ * GC_SCAN_MAX_DURATION and GC_SCAN_EXPIRED_MAX expiries, then run again
+ * at once, or at the end of a pass after the average time left.
+ */
+static void flow_gc_fn(struct work_struct *work)
+{
+	u64 t0 = local_clock(), now = ktime_get_ns(), left, next;
+	unsigned int expired = 0;
+	struct flow *f;
+	s64 last;
+
+	if (!flow_gc.in_pass) {
+		rhashtable_walk_enter(&flow_table, &flow_gc.iter);
+		flow_gc.in_pass = true;
+		flow_gc.start = now;
+		flow_gc.avg = GC_SCAN_INTERVAL_MAX;
+		flow_gc.count = GC_SCAN_INITIAL_COUNT;
+	}
+	rhashtable_walk_start(&flow_gc.iter);
+	while ((f = rhashtable_walk_next(&flow_gc.iter))) {
+		if (IS_ERR(f)) {
+			if (PTR_ERR(f) == -EAGAIN)
+				continue;
+			break;
+		}
+		this_cpu_inc(flow_counters->gc_scanned);
+		last = atomic64_read(&f->last);
+		if (last == FLOW_DEAD)
+			continue;
+		now = ktime_get_ns();
+		if (now >= last + flow_timeout_ns) {
+			if (flow_claim(f, last)) {
+				flow_expire(f, last, now);
+				expired++;
+			}
+		} else {
+			left = clamp(last + flow_timeout_ns - now,
+				     GC_SCAN_INTERVAL_MIN,
+				     GC_SCAN_INTERVAL_CLAMP);
+			flow_gc.count++;
+			if (left > flow_gc.avg)
+				flow_gc.avg += div64_u64(left - flow_gc.avg,
+							 flow_gc.count);
+			else
+				flow_gc.avg -= div64_u64(flow_gc.avg - left,
+							 flow_gc.count);
+		}
+		if (expired > GC_SCAN_EXPIRED_MAX ||
+		    local_clock() - t0 > GC_SCAN_MAX_DURATION)
+			break;
+	}
+	rhashtable_walk_stop(&flow_gc.iter);
+	if (f) {
+		/* Mid-pass: at once, or after a jiffy if many expired. */
+		next = expired > GC_SCAN_EXPIRED_MAX;
+	} else {
+		flow_gc_end_pass();
+		this_cpu_inc(flow_counters->gc_passes);
+		next = clamp(flow_gc.avg, GC_SCAN_INTERVAL_MIN,
+			     GC_SCAN_INTERVAL_MAX);
+		now = ktime_get_ns() - flow_gc.start;
+		next = nsecs_to_jiffies(next > now ? next - now : 0) ?: 1;
+	}
+	this_cpu_add(flow_counters->gc_ns, local_clock() - t0);
+	queue_delayed_work(system_power_efficient_wq, &flow_gc.work, next);
+}
+
+/* --- the packet path --- */
+
+/* What flow_touch() found. */
+enum { FLOW_TOUCHED, FLOW_FRESHER, FLOW_IDLE, FLOW_GONE };
+
+/*
+ * Move @f's last time forward to @now. FLOW_TOUCHED: done, and *@old is
+ * the time it had; FLOW_FRESHER: a packet of @now or later did it first;
+ * FLOW_IDLE: the flow has been idle for the time-out since *@old, and is
+ * left for the caller to expire; FLOW_GONE: an expiry claimed it.
+ */
+static int flow_touch(struct flow *f, u64 now, s64 *old)
+{
+	s64 last = atomic64_read(&f->last);
+
+	do {
+		if (last == FLOW_DEAD)
+			return FLOW_GONE;
+		*old = last;
+		if (now >= last + flow_timeout_ns)
+			return FLOW_IDLE;
+		if (last >= now)
+			return FLOW_FRESHER;
+	} while (!atomic64_try_cmpxchg(&f->last, &last, now));
+	return FLOW_TOUCHED;
+}
+
+/* A packet of @now refreshed @f, whose last time was @old. */
+static void flow_refreshed(struct flow *f, s64 old, u64 now)
+{
+	this_cpu_inc(flow_counters->refreshes);
+	if (!flow_timed_mode)
+		return;
+	/* The timer goes to that tick already, or a request for it is made. */
+	if (flow_deadline(old) == flow_deadline(now)) {
+		this_cpu_inc(flow_counters->skipped);
+		return;
+	}
+	flow_arm_fast(f, now, false);
+}
+
+/* Create the flow of @key, first seen at @now, or refresh a racing twin. */
+static void flow_create(const struct flow_key *key, u64 now)
+{
+	struct flow *f, *twin;
+	s64 old;
+
+	if (!atomic_add_unless(&flows_allocated, 1, max_flows)) {
+		this_cpu_inc(flow_counters->drop_cap);
+		return;
+	}
+	f = kmem_cache_alloc(flow_cache, GFP_ATOMIC | __GFP_NOWARN);
+	if (!f) {
+		atomic_dec(&flows_allocated);
+		this_cpu_inc(flow_counters->drop_nomem);
+		return;
+	}
+	f->key = *key;
+	atomic64_set(&f->last, now);
+	if (flow_timed_mode)
+		timeq_timer_init(&flow_to_timed(f)->timer, flow_timer_fn);
+	twin = rhashtable_lookup_get_insert_fast(&flow_table, &f->node,
+						 flow_params);
+	if (!twin) {
+		atomic_inc(&flows_live);
+		this_cpu_inc(flow_counters->created);
+		if (flow_timed_mode)
+			flow_arm_fast(f, now, true);
+		return;
+	}
+	/* Never published: no one else saw @f. */
+	flow_free(f);
+	if (IS_ERR(twin)) {
+		this_cpu_inc(flow_counters->drop_insert);
+		return;
+	}
+	/* A packet on another CPU created it first, or it is expiring. */
+	switch (flow_touch(twin, now, &old)) {
+	case FLOW_TOUCHED:
+		flow_refreshed(twin, old, now);
+		break;
+	case FLOW_FRESHER:
+		this_cpu_inc(flow_counters->refreshes);
+		break;
+	default:
+		this_cpu_inc(flow_counters->drop_dying);
+		break;
+	}
+}
+
+/* Find or create the flow of @key and refresh it; under RCU. */
+static void flow_packet(const struct flow_key *key)
+{
+	u64 now = ktime_get_ns(), t0;
+	struct flow *f;
+	s64 old;
+
+	f = rhashtable_lookup(&flow_table, key, flow_params);
+	if (!f) {
+		flow_create(key, now);
+		return;
+	}
+	t0 = local_clock();
+	switch (flow_touch(f, now, &old)) {
+	case FLOW_TOUCHED:
+		flow_refreshed(f, old, now);
+		flow_cost(&flow_counters->refresh_ns,
+			  flow_counters->refresh_cost, local_clock() - t0);
+		return;
+	case FLOW_FRESHER:
+		this_cpu_inc(flow_counters->refreshes);
+		flow_cost(&flow_counters->refresh_ns,
+			  flow_counters->refresh_cost, local_clock() - t0);
+		return;
+	case FLOW_IDLE:
+		if (!flow_claim(f, old)) {
+			this_cpu_inc(flow_counters->drop_dying);
+			return;
+		}
+		this_cpu_inc(flow_counters->expired_by_packet);
+		flow_expire(f, old, now);
+		flow_create(key, now);
+		return;
+	default:
+		this_cpu_inc(flow_counters->drop_dying);
+		return;
+	}
+}
+
+/* The 5-tuple of an IPv4 packet, its lower end first. */
+static void flow_key_of(const struct sk_buff *skb, struct flow_key *key)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+	__be16 buf[2];
+	const __be16 *ports = NULL;
+
+	memset(key, 0, sizeof(*key));
+	key->proto = iph->protocol;
+	key->addr[0] = iph->saddr;
+	key->addr[1] = iph->daddr;
+	switch (iph->protocol) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+		if (!(iph->frag_off & htons(IP_OFFSET)))
+			ports = skb_header_pointer(skb,
+						   skb_network_offset(skb) +
+							   ip_hdrlen(skb),
+						   sizeof(buf), buf);
+		break;
+	}
+	if (ports) {
+		key->port[0] = ports[0];
+		key->port[1] = ports[1];
+	}
+	if (ntohl(key->addr[0]) > ntohl(key->addr[1]) ||
+	    (key->addr[0] == key->addr[1] &&
+	     ntohs(key->port[0]) > ntohs(key->port[1]))) {
+		swap(key->addr[0], key->addr[1]);
+		swap(key->port[0], key->port[1]);
+	}
+}
+
+/* PRE_ROUTING: in softirq, as the fast path wants. */
+static unsigned int flow_hook_in(void *priv, struct sk_buff *skb,
+				 const struct nf_hook_state *state)
+{
+	u64 t0 = local_clock();
+	struct flow_key key;
+
+	this_cpu_inc(flow_counters->packets);
+	flow_key_of(skb, &key);
+	rcu_read_lock();
+	flow_packet(&key);
+	rcu_read_unlock();
+	flow_cost(&flow_counters->hook_ns, flow_counters->hook_cost,
+		  local_clock() - t0);
+	return NF_ACCEPT;
+}
+
+/* LOCAL_OUT: in the sender's process context, bottom halves enabled. */
+static unsigned int flow_hook_out(void *priv, struct sk_buff *skb,
+				  const struct nf_hook_state *state)
+{
+	unsigned int verdict;
+
+	local_bh_disable();
+	verdict = flow_hook_in(priv, skb, state);
+	local_bh_enable();
+	return verdict;
+}
+
+static const struct nf_hook_ops flow_ops[] = {
+	{
+		.hook		= flow_hook_in,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_PRE_ROUTING,
+		.priority	= NF_IP_PRI_CONNTRACK,
+	},
+	{
+		.hook		= flow_hook_out,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= NF_IP_PRI_CONNTRACK,
+	},
+};
+
+/* --- reporting --- */
+
+/* The sums of every CPU's counters, into @sum. */
+static void flow_stats_sum(struct flow_stats *sum)
+{
+	const u64 *src;
+	u64 *dst = (u64 *)sum;
+	unsigned int i;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		src = (const u64 *)per_cpu_ptr(flow_counters, cpu);
+		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
+			dst[i] += READ_ONCE(src[i]);
+	}
+}
+
+/*
+ * The least bucket ceiling under which a share @pct of the values of @hist
+ * fall: an upper bound, 1/8 of a power of two above the exact value at most.
+ */
+static u64 flow_hist_pct(const u64 *hist, unsigned int pct)
+{
+	u64 total = 0, want, seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < FLOW_HIST_BUCKETS; b++)
+		total += hist[b];
+	if (!total)
+		return 0;
+	want = div_u64(total * pct + 99, 100);
+	for (b = 0; b < FLOW_HIST_BUCKETS - 1; b++) {
+		seen += hist[b];
+		if (seen >= want)
+			break;
+	}
+	return flow_bucket_floor(b + 1) - 1;
+}
+
+/* The same for the lateness, no more than the largest seen. */
+static u64 flow_late_pct(const struct flow_stats *s, unsigned int pct)
+{
+	return min_t(u64, flow_hist_pct(s->late, pct),
+		     atomic64_read(&flow_late_max));
+}
+
+/* Bytes of the table's bucket array, of the queue's lists, per flow. */
+static u64 flow_table_bytes(void)
+{
+	const struct bucket_table *tbl;
+	u64 bytes;
+
+	rcu_read_lock();
+	tbl = rcu_dereference(flow_table.tbl);
+	bytes = sizeof(*tbl) + (u64)tbl->size * sizeof(tbl->buckets[0]);
+	rcu_read_unlock();
+	return bytes;
+}
+
+static u64 flow_queue_bytes(void)
+{
+	u64 lists;
+
+	if (!flow_q)
+		return 0;
+	lists = 3 * BIT_ULL(flow_q->delta_shift) +
+		BIT_ULL(flow_q->buckets_shift);
+	return sizeof(*flow_q) + lists * sizeof(struct list_head) +
+	       BIT_ULL(flow_q->buckets_shift) * sizeof(unsigned long);
+}
+
+static int flow_stats_show(struct seq_file *m, void *v)
+{
+	struct flow_stats *s = kmalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return -ENOMEM;
+	flow_stats_sum(s);
+	seq_printf(m, "mode %s\n", flow_timed_mode ? "timeq" : "gc");
+	seq_printf(m, "timeout_ms %u\n", timeout_ms);
+	seq_printf(m, "granularity_us %u\n", granularity_us);
+	seq_printf(m, "max_flows %u\n", max_flows);
+	seq_printf(m, "flows_live %d\n", atomic_read(&flows_live));
+	seq_printf(m, "flows_allocated %d\n", atomic_read(&flows_allocated));
+	seq_printf(m, "flows_created %llu\n", s->created);
+	seq_printf(m, "flows_expired %llu\n", s->expired);
+	seq_printf(m, "flows_expired_by_packet %llu\n", s->expired_by_packet);
+	seq_printf(m, "flows_freed %llu\n", s->freed);
+	seq_printf(m, "packets %llu\n", s->packets);
+	seq_printf(m, "refreshes %llu\n", s->refreshes);
+	seq_printf(m, "refresh_skipped %llu\n", s->skipped);
+	seq_printf(m, "refresh_applied %llu\n", s->applied);
+	seq_printf(m, "refresh_deferred %llu\n", s->deferred);
+	seq_printf(m, "refresh_failed %llu\n", s->failed);
+	seq_printf(m, "insert_applied %llu\n", s->ins_applied);
+	seq_printf(m, "insert_deferred %llu\n", s->ins_deferred);
+	seq_printf(m, "deferred_pending %llu\n", s->def_pending);
+	seq_printf(m, "deferred_min %llu\n", s->def_min);
+	seq_printf(m, "deferred_work %llu\n", s->def_work);
+	seq_printf(m, "deferred_locked %llu\n", s->def_locked);
+	seq_printf(m, "deferred_other %llu\n", s->def_other);
+	seq_printf(m, "callbacks %llu\n", s->callbacks);
+	seq_printf(m, "callbacks_rearmed %llu\n", s->rearmed);
+	seq_printf(m, "callbacks_stale %llu\n", s->stale);
+	seq_printf(m, "callbacks_early %llu\n", s->early);
+	seq_printf(m, "drop_cap %llu\n", s->drop_cap);
+	seq_printf(m, "drop_nomem %llu\n", s->drop_nomem);
+	seq_printf(m, "drop_insert %llu\n", s->drop_insert);
+	seq_printf(m, "drop_dying %llu\n", s->drop_dying);
+	seq_printf(m, "lateness_p50_ns %llu\n", flow_late_pct(s, 50));
+	seq_printf(m, "lateness_p99_ns %llu\n", flow_late_pct(s, 99));
+	seq_printf(m, "lateness_max_ns %lld\n", atomic64_read(&flow_late_max));
+	seq_printf(m, "hook_ns %llu\n", s->hook_ns);
+	seq_printf(m, "hook_p50_ns %llu\n", flow_hist_pct(s->hook_cost, 50));
+	seq_printf(m, "refresh_ns %llu\n", s->refresh_ns);
+	seq_printf(m, "refresh_p50_ns %llu\n",
+		   flow_hist_pct(s->refresh_cost, 50));
+	seq_printf(m, "clock_ns %llu\n", flow_clock_ns);
+	seq_printf(m, "gc_passes %llu\n", s->gc_passes);
+	seq_printf(m, "gc_scanned %llu\n", s->gc_scanned);
+	seq_printf(m, "gc_ns %llu\n", s->gc_ns);
+	seq_printf(m, "flow_bytes %u\n", kmem_cache_size(flow_cache));
+	seq_printf(m, "table_bytes %llu\n", flow_table_bytes());
+	seq_printf(m, "queue_bytes %llu\n", flow_queue_bytes());
+	kfree(s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(flow_stats);
+
+/* @ns in a unit that keeps three digits. */
+static void flow_print_ns(struct seq_file *m, u64 ns)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	unsigned int u = 0;
+	u64 frac = 0;
+
+	while (ns >= 1000 && u < ARRAY_SIZE(unit) - 1) {
+		frac = do_div(ns, 1000);
+		u++;
+	}
+	if (u && ns < 100)
+		seq_printf(m, "%4llu.%01llu%-2s", ns, div_u64(frac, 100),
+			   unit[u]);
+	else
+		seq_printf(m, "%6llu%-2s", ns, unit[u]);
+}
+
+/* One row per power of two, from the first non-empty to the last. */
+static int flow_lateness_show(struct seq_file *m, void *v)
+{
+	struct flow_stats *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	unsigned int b, i, first = FLOW_HIST_BUCKETS, last = 0;
+	u64 row;
+
+	if (!s)
+		return -ENOMEM;
+	flow_stats_sum(s);
+	for (b = 0; b < FLOW_HIST_BUCKETS; b++) {
+		if (!s->late[b])
+			continue;
+		first = min(first, b / FLOW_HIST_SUBS);
+		last = b / FLOW_HIST_SUBS;
+	}
+	seq_printf(m, "lateness of %llu expiries, from the flow's last packet plus the time-out\n",
+		   s->expired);
+	for (b = first; b <= last; b++) {
+		row = 0;
+		for (i = 0; i < FLOW_HIST_SUBS; i++)
+			row += s->late[b * FLOW_HIST_SUBS + i];
+		seq_puts(m, "  ");
+		flow_print_ns(m, flow_bucket_floor(b * FLOW_HIST_SUBS));
+		seq_puts(m, " .. ");
+		flow_print_ns(m, flow_bucket_floor((b + 1) * FLOW_HIST_SUBS));
+		seq_printf(m, " %8llu\n", row);
+	}
+	kfree(s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(flow_lateness);
+
+/* Every non-empty bucket, "floor ceiling count" in ns, for programs. */
+static int flow_buckets_show(struct seq_file *m, void *v)
+{
+	struct flow_stats *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	unsigned int b;
+
+	if (!s)
+		return -ENOMEM;
+	flow_stats_sum(s);
+	for (b = 0; b < FLOW_HIST_BUCKETS; b++)
+		if (s->late[b])
+			seq_printf(m, "%llu %llu %llu\n", flow_bucket_floor(b),
+				   flow_bucket_floor(b + 1) - 1, s->late[b]);
+	kfree(s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(flow_buckets);
+
+/* --- load and unload --- */
+
+/*
+ * What a pair of local_clock() calls costs, so it can be taken off: the
+ * least of a thousand, as a mean would take in any interruption.
+ */
+static u64 flow_measure_clock(void)
+{
+	u64 t0, least = U64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		t0 = local_clock();
+		least = min(least, local_clock() - t0);
+	}
+	return least;
+}
+
+static int flow_check_params(void)
+{
+	u64 ticks;
+
+	if (sysfs_streq(mode, "timeq"))
+		flow_timed_mode = true;
+	else if (!sysfs_streq(mode, "gc"))
+		goto bad;
+	flow_timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
+	flow_gran_ns = (u64)granularity_us * NSEC_PER_USEC;
+	if (!flow_timeout_ns || !flow_gran_ns || !max_flows)
+		goto bad;
+	ticks = div64_u64(flow_timeout_ns, flow_gran_ns);
+	if (ticks < 1 || ticks > FLOW_MAX_TICKS)
+		goto bad;
+	return 0;
+
+bad:
+	pr_err("mode=timeq|gc, timeout_ms >= granularity_us / 1000, at most 2^24 ticks to a time-out, max_flows >= 1\n");
+	return -EINVAL;
+}
+
+static void flow_free_unloaded(void *ptr, void *arg)
+{
+	flow_free(ptr);
+}
+
+static int __init flow_init(void)
+{
+	struct rhashtable_params params = flow_params;
+	u64 horizon;
+	size_t size;
+	int err;
+
+	err = flow_check_params();
+	if (err)
+		return err;
+	size = flow_timed_mode ? sizeof(struct flow_timed) :
+				 sizeof(struct flow);
+	flow_counters = alloc_percpu(struct flow_stats);
+	if (!flow_counters)
+		return -ENOMEM;
+	flow_cache = kmem_cache_create("timeq_flow", size, 0, 0, NULL);
+	if (!flow_cache) {
+		err = -ENOMEM;
+		goto err_stats;
+	}
+	params.nelem_hint = min(max_flows, 1024U);
+	err = rhashtable_init(&flow_table, &params);
+	if (err)
+		goto err_cache;
+	if (flow_timed_mode) {
+		/*
+		 * The window starts at the oldest timer not yet expired:
+		 * four time-outs leave room for an expiry three behind.
+		 */
+		horizon = 4 * flow_deadline(0) + 64;
+		flow_q = timeq_create_monotonic(flow_gran_ns, horizon, 0, 0,
+						GFP_KERNEL);
+		if (IS_ERR(flow_q)) {
+			err = PTR_ERR(flow_q);
+			flow_q = NULL;
+			goto err_table;
+		}
+	} else {
+		INIT_DELAYED_WORK(&flow_gc.work, flow_gc_fn);
+		queue_delayed_work(system_power_efficient_wq, &flow_gc.work,
+				   HZ);
+	}
+	flow_clock_ns = flow_measure_clock();
+	flow_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("stats", 0444, flow_dir, NULL, &flow_stats_fops);
+	debugfs_create_file("lateness", 0444, flow_dir, NULL,
+			    &flow_lateness_fops);
+	debugfs_create_file("lateness_buckets", 0444, flow_dir, NULL,
+			    &flow_buckets_fops);
+	err = nf_register_net_hooks(&init_net, flow_ops, ARRAY_SIZE(flow_ops));
+	if (err)
+		goto err_debugfs;
+	pr_info("mode %s, time-out %u ms, tick %u us, at most %u flows\n",
+		flow_timed_mode ? "timeq" : "gc", timeout_ms, granularity_us,
+		max_flows);
+	return 0;
+
+err_debugfs:
+	debugfs_remove_recursive(flow_dir);
+	if (!flow_timed_mode) {
+		cancel_delayed_work_sync(&flow_gc.work);
+		flow_gc_end_pass();
+	}
+	timeq_destroy(flow_q);
+err_table:
+	rhashtable_destroy(&flow_table);
+err_cache:
+	kmem_cache_destroy(flow_cache);
+err_stats:
+	free_percpu(flow_counters);
+	return err;
+}
+
+static void __exit flow_exit(void)
+{
+	nf_unregister_net_hooks(&init_net, flow_ops, ARRAY_SIZE(flow_ops));
+	debugfs_remove_recursive(flow_dir);
+	if (!flow_timed_mode) {
+		cancel_delayed_work_sync(&flow_gc.work);
+		flow_gc_end_pass();
+	}
+	mutex_lock(&flow_kill_lock);
+	flow_stopping = true;
+	mutex_unlock(&flow_kill_lock);
+	flush_work(&flow_reap_work);
+	timeq_destroy(flow_q);
+	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
+	kmem_cache_destroy(flow_cache);
+	free_percpu(flow_counters);
+}
+
+module_init(flow_init);
+module_exit(flow_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("timeq sample: idle time-outs of network flows, against conntrack's scan");
+MODULE_IMPORT_NS(TIMEQ);

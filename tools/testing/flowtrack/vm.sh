@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm.sh KERNEL MODDIR FLOWGEN [run.sh options]: the flowtrack test of
+# `make check`. Boots KERNEL in qemu with MODDIR/timeq.ko loaded and
+# MODDIR/timeq_flowtrack.ko in the image, and runs FLOWGEN (flowgen.c)
+# once per scenario; each loads the sample with its parameters, sends its
+# traffic over a veth pair between two network namespaces of the guest,
+# checks the accounting (every flow created expired exactly once or is
+# live, none early, drained, the cap) and unloads the sample:
+#
+#   timeq          150 flows, a quarter of them back for a second session,
+#                  until every flow has expired and been freed
+#   timeq, live    stop the traffic and unload with flows live
+#   timeq, cap     max_flows=50 under 150 flows: drops counted, nothing
+#                  else changes
+#   gc             conntrack's design, until drained (its collector may
+#                  sleep for 60 s first, as conntrack's does with an empty
+#                  table, hence --drain 90)
+#   gc, live       stop the traffic and unload with flows live
+#
+# KERNEL is "debug", the debug kernel of tools/testing/vm/build-kernel.sh
+# (lockdep, KASAN, kmemleak, debugobjects, ...: run.sh fails on any of
+# their reports), or a stock series for run-stock.sh, such as 6.12-rt,
+# whose veth module is loaded first. The time-out is 3 s throughout, six
+# times a flow's mean gap between packets, and the traffic is light enough
+# that an emulated debug kernel keeps up with it (if it does not, flowgen
+# widens its checks by the gaps it measured). Every scenario is bounded
+# by flowgen itself. Prints run.sh's TAP.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+vm=$(cd "$here/../vm" && pwd)
+[ $# -ge 3 ] || { sed -n '2,/^set -euo/p' "$0" | sed 's/^# \{0,1\}//;$d' >&2; exit 2; }
+kernel=$1 moddir=$2 flowgen=$3
+shift 3
+
+ko=/lib/flowtrack/timeq_flowtrack.ko
+each="--module $ko --unload --interval 500"
+scenarios=(
+	"--params mode=timeq,timeout_ms=3000 --flows 150 --fill 5 --active 5:10 --again 25"
+	"--params mode=timeq,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
+	"--params mode=timeq,timeout_ms=3000,max_flows=50 --flows 150 --fill 3 --active 3:6 --again 25 --cap"
+	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 0.5 --active 3:6 --again 0 --drain 90"
+	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
+)
+args=(-k "$moddir/timeq.ko" -f "$moddir/timeq_flowtrack.ko:$ko")
+for s in "${scenarios[@]}"; do
+	args+=(-b "$flowgen $each $s")
+done
+
+if [ "$kernel" = debug ]; then
+	kdir=$("$vm/build-kernel.sh" --print-dir)
+	exec "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" "${args[@]}" "$@"
+fi
+release=$("$vm/run-stock.sh" "$kernel" --print-release)
+# Not installed: run-stock.sh reports the series skipped.
+[ -d "/lib/modules/$release" ] || exec "$vm/run-stock.sh" "$kernel"
+veth=$(modinfo -k "$release" -n veth)
+vethk=()
+[ -f "$veth" ] && vethk=(-k "$veth")
+exec "$vm/run-stock.sh" "$kernel" "${vethk[@]}" "${args[@]}" "$@"
