@@ -159,9 +159,18 @@ inline tq_settle()
 					:: else ->
 						pbucket = now + q_far;
 						if
+						/*
+						 * bucket_sorted: with delta = 1 every
+						 * list is in time order and the code
+						 * takes its first node; the model also
+						 * lets the bit be clear, so that the
+						 * far work below is still explored.
+						 */
+						:: any_in_bucket(pbucket, q_n);
+						   tq_set_min(q_n)
 						:: BCNT(pbucket) <= TQ_WALK ->
 							set_pend(P_WALK)
-						:: else ->
+						:: BCNT(pbucket) > TQ_WALK ->
 							if
 							:: ACNT(fo) > 0 -> set_pend(P_EVICT)
 							:: else -> set_pend(P_RESOLVE)
@@ -246,11 +255,11 @@ inline tq_step_walk()
 {
 	any_in_bucket(pbucket, q_ret);
 	budget = budget - BCNT(pbucket);
+	set_pend(P_NONE);
 	if
 	:: ACNT(hd) > 0 || ACNT(hd2) > 0 -> tq_settle()
 	:: else -> tq_set_min(q_ret)
 	fi;
-	set_pend(P_NONE);
 	q_ret = 0
 }
 

@@ -106,7 +106,9 @@
  * spin_lock_bh() excludes in the code (so a fast path that blocked on a
  * lock, rather than trying it, would deadlock only there, and the model
  * cannot see it); timeq_destroy(); list order and FIFO among equal
- * times (queue.pml takes any node of a list); the bitmaps; times beyond
+ * times (queue.pml takes any node of a list); the bitmaps; whether a
+ * bucket list is in time order (bucket_sorted: always, with delta = 1;
+ * the model lets tq_settle() take either branch); times beyond
  * the window; more than two timers, one queue, and the bounds above. The
  * properties hold for these bounds only.
  *
