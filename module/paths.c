@@ -102,6 +102,19 @@
  * update between the two. Every slow-side timer call drains the list
  * first, for the same reason.
  *
+ * The fast update that sets PENDING writes ->want again after it, before
+ * it pushes the request: between its first write and its
+ * test_and_set_bit(), another update of the timer may have written
+ * ->want, set PENDING, been drained (PENDING clear again), and then been
+ * applied in place; without the second write the request would carry
+ * that drained time and undo the newer one. An update that finds PENDING
+ * set joins a request that may not be on the list yet (set, not yet
+ * pushed), so a drain can miss it: a slow-side timer call that finds
+ * PENDING set after its drain unlocks, reschedules and starts again, as
+ * tq_delete_sync() does, so that a request that returned before the call
+ * cannot land after it. The window it waits for is a few instructions
+ * with bottom halves off. (tools/testing/spin model-checks all of this.)
+ *
  * Counting and tracing
  * --------------------
  *
@@ -344,6 +357,26 @@ static void tq_discard(struct timeq *q)
 
 	llist_for_each_entry_safe(timer, next, list, handoff)
 		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+}
+
+/*
+ * Enter the slow side for a call on @timer, with no request for it left
+ * anywhere: drain, and while PENDING says that a hand-off is still in
+ * flight (set, not yet pushed, or pushed since the drain), wait for it
+ * and drain again. See "The hand-off".
+ */
+static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer)
+	__acquires(&q->head_lock) __acquires(&q->head2_lock)
+	__acquires(&q->bucket_lock)
+{
+	for (;;) {
+		tq_slow_begin(q);
+		tq_drain(q);
+		if (!test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+			return;
+		tq_slow_end(q);
+		cond_resched();
+	}
 }
 
 /* The slow path: one work item per queue, so never two at once. */
@@ -897,6 +930,12 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 			clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
 			return -ESHUTDOWN;
 		}
+		/*
+		 * The request is ours, and so is ->want: another update may
+		 * have written it, handed it off and had it drained since our
+		 * write above (see "The hand-off").
+		 */
+		WRITE_ONCE(timer->want, time);
 		llist_add(&timer->handoff, &q->handoffs);
 		this_cpu_inc(q->counters->handoffs);
 		irq_work_queue(&q->kick);
@@ -1110,8 +1149,7 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 {
 	int ret = -ESHUTDOWN;
 
-	tq_slow_begin(q);
-	tq_drain(q);
+	tq_slow_begin_drained(q, timer);
 	if (armed_only && tq_owner(&timer->node) != q)
 		ret = -ENOENT;
 	else if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
@@ -1181,8 +1219,7 @@ int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 {
 	int ret;
 
-	tq_slow_begin(q);
-	tq_drain(q);
+	tq_slow_begin_drained(q, timer);
 	ret = tq_delete(q, &timer->node) == 0;
 	tq_slow_end(q);
 	return ret;

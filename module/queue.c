@@ -893,6 +893,9 @@ struct timeq_node *__timeq_delete_min(struct timeq *q)
 		tq_pull_share(q, q->head->count);
 	if (q->pend == TQ_PEND_NONE)
 		tq_settle(q);
+	else
+		/* PULL_HEAD: no minimum until its last step settles one. */
+		tq_set_min(q, NULL);
 	return node;
 }
 

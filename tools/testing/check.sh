@@ -17,6 +17,9 @@
 #                 module/paths.c with fast and slow threads under
 #                 ThreadSanitizer, and adversarial sequences against the
 #                 bound on node visits per lock hold (tools/testing/queue)
+#   spin          the spin model of module/paths.c's protocol: each scope
+#                 searched exhaustively, each planted bug caught
+#                 (tools/testing/spin)
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
 #   install       dkms build from a copy of the tree against those headers,
@@ -104,6 +107,7 @@ queue() {
 	suite queue-paths-tsan tools/testing/queue/run.sh tsan
 	suite queue-bounded tools/testing/queue/run.sh bounded
 	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
+	suite spin tools/testing/spin/run.sh
 }
 
 vm() {

@@ -13,6 +13,7 @@
 
 #include <kunit/test.h>
 
+#include "../../../module/queue.h"
 #include "repro.h"
 
 #ifndef TIMEQ_DEBUG_FIFO
@@ -55,6 +56,46 @@ static int test_create_nomem(void)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * __timeq_delete_min() that leaves PULL_HEAD pending leaves no minimum:
+ * the slow side drops its locks between steps of the pull, and
+ * timeq_min() and timeq_fast_min() must not report the node it removed
+ * (found by the spin model, tools/testing/spin).
+ */
+static int test_min_while_pull_pending(void)
+{
+	struct timeq_node nodes[TIMEQ_STEP + 1], *node;
+	struct timeq *q;
+	unsigned int i;
+	int err = -1;
+
+	/* delta 32: bucket 3 holds times 96 .. 127, far from bucket 0. */
+	q = timeq_create(0, 1024, 32, 32, GFP_KERNEL);
+	if (IS_ERR(q))
+		return -1;
+	/* More than a step of nodes, so the pull takes two. */
+	for (i = 0; i <= TIMEQ_STEP; i++) {
+		timeq_node_init(&nodes[i]);
+		if (timeq_insert(q, &nodes[i], 100 + i % 8))
+			goto out;
+	}
+	if (timeq_min(q) != &nodes[0])
+		goto out;
+	q->budget = TIMEQ_HOLD;
+	node = __timeq_delete_min(q);
+	if (node != &nodes[0] || q->pend != TQ_PEND_PULL_HEAD ||
+	    timeq_min(q) || q->min_time != U64_MAX)
+		goto out;
+	while (__timeq_step(q))
+		q->budget = TIMEQ_HOLD;
+	if (timeq_min(q) != &nodes[8] || timeq_check(q, NULL, 0))
+		goto out;
+	err = 0;
+out:
+	timeq_destroy(q);
+	return err;
 }
 
 /* --- the differential run --- */
@@ -186,6 +227,8 @@ int main(int argc, char **argv)
 	if (!only) {
 		compat_kunit_run(compat_kunit_suite, tap_report);
 		run("timeq_create: ENOMEM at each allocation unwinds", test_create_nomem);
+		run("__timeq_delete_min: no minimum while PULL_HEAD is pending",
+		    test_min_while_pull_pending);
 	}
 	run_differential(seeds, nops, only, one_seed);
 	printf("1..%u\n", tap_count);

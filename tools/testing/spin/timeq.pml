@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A Promela model of timeq's concurrency protocol (module/paths.c over
+ * module/queue.c), for spin. tools/testing/spin/run.sh checks it; see
+ * "Running" below.
+ *
+ * What it covers
+ * --------------
+ *
+ * One queue with its three spinlocks (head_lock, head2_lock,
+ * bucket_lock), two timers and one plain node, and three processes, each
+ * a CPU: two run the fast path (timeq_fast_update() through its near, far
+ * and cross lanes and the hand-off; timeq_fast_min()), one runs the slow
+ * side (tq_work() draining the hand-offs, timeq_timer_arm(),
+ * timeq_timer_delete(), timeq_delete_sync(), timeq_shutdown_sync(),
+ * timeq_insert()/update()/delete() of the plain node with tq_far_ok()'s
+ * bucket_lock-only path, timeq_delete_min(), timeq_del_less_than()), and
+ * then, once the fast processes are done, one last run of the work item
+ * and the final checks. paths.pml models paths.c step by step under the
+ * code's own function names; queue.pml abstracts queue.c (regions, roles,
+ * counts and the pending work done in budgeted steps, not the lists);
+ * state.pml is the state; spec.pml the properties: the queue's shape
+ * whenever every lock is free, the minimum that timeq_fast_min() reads,
+ * P-a "no hand-off applied out of order", P-b "no request lost", a timer
+ * shut down stays disarmed, no timer freed while anything refers to it
+ * or touched after it is freed, every write under the lock that guards
+ * it, and (spin's own check) no invalid end state: no process blocked on
+ * a lock for ever.
+ *
+ * Bounds: delta = 1 tick and M = horizon = 4, so a bucket is one time;
+ * TIMEQ_STEP = TIMEQ_WALK = 1 and TIMEQ_HOLD = 2 (state.pml), so that
+ * pending work (PULL_NEXT, PULL_HEAD, WALK, EVICT, RESOLVE) can span more
+ * than one lock hold with three nodes. The fast processes make
+ * FAST0_CALLS and FAST1_CALLS calls, the slow one SLOW_OPS calls.
+ *
+ * Scopes (run.sh; each searched exhaustively, with -DCOLLAPSE)
+ * ------
+ *
+ *   handoff	-DSCOPE_HANDOFF -DSLOW_OPS=1: timer 0 only, in no queue,
+ *		near or far at the start; fast process 0 makes two updates,
+ *		process 1 one; the slow process makes one timer call (the
+ *		work, arm, delete, delete_sync, shutdown_sync) or a
+ *		delete_min, then the final work. The hand-off, its drain,
+ *		the timer calls and the lifetimes.
+ *   regions	-DSLOW_OPS=1 -DFAST0_CALLS=1: every start of the three
+ *		nodes (in no queue, in the head, the next bucket, a far
+ *		bucket or the focus), one fast update or fast min per fast
+ *		process, one slow call (the work, an insert, update or
+ *		delete of the plain node, a delete_min, a del_less_than),
+ *		then the final work. The lanes against the slow side's
+ *		pending work and its bucket_lock-only path.
+ *   pull	-DINIT_FIXED, timers in no queue and the plain node alone in
+ *		bucket 3 (its minimum found by a WALK), -DSLOW_OPS=1: as
+ *		regions, but fast process 0 makes two calls, so both timers
+ *		can be inserted into that bucket before a delete_min whose
+ *		pull of the head then takes two lock holds, against
+ *		timeq_fast_min().
+ *   end-states	the handoff scope built without -DSAFETY.
+ *
+ * Without flags the model is a larger regions scope (two fast calls by
+ * process 0, two slow calls), which does not finish in minutes. SLOW_ONLY
+ * (an OP_* number) restricts the slow process to one kind of call, for
+ * reproductions.
+ *
+ * Planted bugs (each must make its scope fail; run.sh checks that)
+ * ------------
+ *
+ *   BUG_DRAIN_EARLY_READ	tq_drain() reads ->want before it clears
+ *				PENDING (the clear_bit() and
+ *				smp_mb__after_atomic() ordering lost).
+ *   BUG_HANDOFF_STALE_WANT	tq_handoff() pushes without writing ->want
+ *				again after winning test_and_set_bit().
+ *   BUG_SET_NO_WAIT		tq_slow_begin_drained() does not wait for a
+ *				hand-off in flight (tq_timer_set(),
+ *				timeq_timer_delete()).
+ *   BUG_SYNC_NO_WAIT		tq_delete_sync() returns while PENDING is
+ *				set.
+ *   BUG_NO_PENDING_RECHECK	tq_fast_check() does not test PENDING under
+ *				the lane's locks.
+ *   BUG_NEAR_NO_REGION_CHECK	tq_fast_near() does not re-check that the
+ *				node is near (tq_is_far()) under its locks.
+ *   BUG_FAR_NO_REGION_CHECK	tq_far_ok() does not check that the node is
+ *				far: the paper's race.
+ *   BUG_FAR_MOVES_MIN		tq_far_ok() lets the minimum move under
+ *				bucket_lock alone.
+ *   BUG_STALE_MIN		__timeq_delete_min() leaves @min naming the
+ *				removed node while PULL_HEAD is pending.
+ *
+ * Three of these were real: the last, and the two hand-off races behind
+ * BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this model found in
+ * the code and which the code now fixes.
+ *
+ * Limits
+ * ------
+ *
+ * Memory order is sequentially consistent. That is what the barriers the
+ * code relies on give the accesses they order (paths.pml, "Memory
+ * order"), but the model does not check that the barriers are there or
+ * suffice, bar the one BUG_DRAIN_EARLY_READ removes. Steps are atomic as
+ * paths.pml's "Steps" says: a lock holder's accesses to what the lock
+ * guards are merged into one step. Not modelled: the clocked queue
+ * (clock.c: the hrtimer, callbacks, tq_clock_*), so delete_sync's wait
+ * for a running callback is not checked; the irq_work and the workqueue
+ * (the slow process runs the work when it chooses to, and once at the
+ * end); a fast path interrupting the slow side on the same CPU, which
+ * spin_lock_bh() excludes in the code (so a fast path that blocked on a
+ * lock, rather than trying it, would deadlock only there, and the model
+ * cannot see it); timeq_destroy(); list order and FIFO among equal
+ * times (queue.pml takes any node of a list); the bitmaps; whether a
+ * bucket list is in time order (bucket_sorted: always, with delta = 1;
+ * the model lets tq_settle() take either branch); times beyond
+ * the window; more than two timers, one queue, and the bounds above. The
+ * properties hold for these bounds only.
+ *
+ * Running
+ * -------
+ *
+ *   tools/testing/spin/run.sh [NAME...]	every scope and planted bug,
+ *					in build/spin/, as TAP
+ *
+ * or by hand, in a scratch directory:
+ *
+ *   spin -a -DSCOPE_HANDOFF -DSLOW_OPS=1 path/to/timeq.pml
+ *   gcc -O0 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -m200000 -w24
+ *   spin -t -p -g -DSCOPE_HANDOFF -DSLOW_OPS=1 path/to/timeq.pml
+ *					(replays a trail; c_code is not
+ *					replayed, ./pan -r does)
+ */
+
+#include "state.pml"
+#include "queue.pml"
+#include "spec.pml"
+#include "paths.pml"
+
+#ifndef FAST0_CALLS
+#define FAST0_CALLS	2
+#endif
+#ifndef FAST1_CALLS
+#define FAST1_CALLS	1
+#endif
+#ifndef SLOW_OPS
+#define SLOW_OPS	2
+#endif
+
+proctype fast(byte me; byte p)
+{
+	QUEUE_LOCALS;
+	PATH_LOCALS;
+	FAST_LOCALS;
+
+	do
+	:: atomic {
+		fph == F_IDLE && k < (p == 0 -> FAST0_CALLS : FAST1_CALLS) ->
+		slot = 2 * p + k;
+		k++;
+		if
+		:: !retired[0] -> fast_begin(0); fph = FIRST_PHASE
+#ifndef SCOPE_HANDOFF
+		/* fast process 1: timer 0, or the minimum */
+		:: p == 0 && !retired[1] -> fast_begin(1); fph = FIRST_PHASE
+		:: p == 1 -> slot = 0; fph = F_MIN
+#endif
+		/* the owner retired every timer: nothing to update */
+		:: retired[0] && retired[1] -> slot = 0
+		fi
+	   }
+	:: atomic { fph != F_IDLE -> fast_step() }
+	:: atomic {
+		fph == F_IDLE && k == (p == 0 -> FAST0_CALLS : FAST1_CALLS) ->
+		fast_done++;
+		k = 0
+	   };
+	   break
+	od
+}
+
+/* The slow process's next call: op, on timer tt or at time xv. */
+inline slow_choose()
+{
+#ifdef SLOW_ONLY
+	/* for measuring and for reproductions: one kind of call only */
+	op = SLOW_ONLY;
+	PICK_FAST_X(xv);
+	if
+	:: op == OP_NDELETE || op == OP_UPDATE -> own[PLAIN] != O_NONE
+	:: op == OP_INSERT -> own[PLAIN] == O_NONE
+	:: else
+	fi
+#else
+	if
+	:: op = OP_WORK
+#ifdef SCOPE_HANDOFF
+	:: atomic { !retired[0] -> op = OP_ARM; tt = 0; PICK_FAST_X(xv) }
+	:: atomic { !retired[0] -> op = OP_DELETE; tt = 0 }
+	/* the rules: no fast update runs or starts once it is called */
+	:: atomic { !retired[0] && busy[0] == 0 ->
+			op = OP_DSYNC; tt = 0; retired[0] = 1 }
+	/* fast updates may race it; then none may reach the timer */
+	:: atomic { !retired[0] -> op = OP_SHUTDOWN; tt = 0 }
+	:: op = OP_DELMIN
+#else
+	:: atomic { own[PLAIN] == O_NONE -> op = OP_INSERT; xv = now + 3 }
+	:: atomic { own[PLAIN] != O_NONE -> op = OP_UPDATE; PICK_FAST_X(xv) }
+	:: own[PLAIN] != O_NONE -> op = OP_NDELETE
+	:: op = OP_DELMIN
+	:: atomic { op = OP_DLT; xv = now + 1 }
+	:: atomic { op = OP_DLT; xv = now + 2 }
+#endif
+	fi
+#endif
+}
+
+/* The slow process may take a step: it is in a call, and not blocked. */
+#define SLOW_CAN_STEP \
+	(ph != PH_IDLE && ph != PH_POST && (ph != PH_FAR || bl == 0) && \
+	 (ph != PH_LOCK || hl == 0) && (ph != PH_LOCK_BL || bl == 0))
+
+/*
+ * The slow process: SLOW_OPS calls chosen by slow_choose(), then, once the
+ * fast processes are done, the work their kicks queued, and the check.
+ */
+proctype slow()
+{
+	byte me = ME_SLOW;
+	QUEUE_LOCALS;
+	PATH_LOCALS;
+	SLOW_LOCALS;
+
+	do
+	:: atomic {
+		ph == PH_IDLE && j < SLOW_OPS ->
+		sslot = 4 + j;
+		j++;
+		slow_choose();
+		ph = (op >= OP_INSERT && op <= OP_NDELETE -> PH_FAR : PH_LOCK);
+		ph_fin = FIN_START
+	   }
+	:: atomic {
+		ph == PH_IDLE && j == SLOW_OPS && fast_done == 2 ->
+		sslot = 4 + j;
+		j++;
+		op = OP_WORK;
+		ph = PH_LOCK;
+		ph_fin = FIN_START
+	   }
+	/*
+	 * A step; taking a lock blocks until it is free. Once the fast
+	 * processes are done no one else can see the slow one's steps, so
+	 * it takes them all in one (the final work, mostly).
+	 */
+	:: atomic {
+		SLOW_CAN_STEP ->
+		do
+		:: slow_step();
+		   if
+		   :: fast_done == 2 && SLOW_CAN_STEP
+		   :: else -> break
+		   fi
+		od
+	   }
+	/* the call has returned: the owner frees a timer it retired */
+	:: atomic {
+		ph == PH_POST && (op != OP_SHUTDOWN || busy[tt] == 0) ->
+		if
+		:: op == OP_DSYNC || op == OP_SHUTDOWN -> free_timer(tt)
+		:: else
+		fi;
+		op = 0;
+		tt = 0;
+		xv = 0;
+		sslot = 0;
+		ph = PH_IDLE
+	   }
+	:: atomic { ph == PH_IDLE && j > SLOW_OPS -> final_check() };
+	   break
+	od
+}
+
+/* Place node @n at time @c (4: in no queue); @h: the head holds a node. */
+inline place(pn, pc, phd)
+{
+	if
+	:: pc == 4
+	:: pc == 0 -> ntime[pn] = 0; add_to(pn, O_ARR(hd))
+	:: pc == 1 ->
+		ntime[pn] = 1;
+		if
+		:: add_to(pn, O_ARR(hd2))
+		:: phd -> add_to(pn, O_CAL)	/* not yet pulled (I4) */
+		fi
+	:: pc >= 2 && pc < 4 && pc == fbucket -> ntime[pn] = pc; add_to(pn, O_ARR(fo))
+	:: pc >= 2 && pc < 4 && pc != fbucket -> ntime[pn] = pc; add_to(pn, O_CAL)
+	fi
+}
+
+inline init_ghost(gt)
+{
+	lastreq[gt] = SLOT_INIT
+}
+
+init
+{
+	byte me = ME_INIT;
+	QUEUE_LOCALS;
+	byte c0, c1, c2;
+	bit h;
+
+	atomic {
+		hl = me;
+		h2l = me;
+		bl = me;
+		hd = 0;
+		hd2 = 1;
+		fo = 2;
+		/* The timers are alike: timer 0 is no later than timer 1. */
+#ifdef INIT_FIXED
+		c0 = INIT_C0; c1 = INIT_C1; c2 = INIT_C2; fbucket = 0;
+#elif defined(SCOPE_HANDOFF)
+		/* timer 0 in no queue, near, or far */
+		if :: c0 = 1 :: c0 = 2 :: c0 = 4 fi;
+		c1 = 4;
+		c2 = 4;
+		fbucket = 0;
+		retired[1] = 1;		/* timer 1 is not used */
+#else
+		if :: c0 = 0 :: c0 = 1 :: c0 = 2 :: c0 = 3 :: c0 = 4 fi;
+		c1 = c0;
+		do
+		:: c1 < 4 -> c1++
+		:: break
+		od;
+		if :: c2 = 1 :: c2 = 2 :: c2 = 3 :: c2 = 4 fi;
+		/* A far bucket spread in the focus, or none. */
+		if :: fbucket = 0 :: fbucket = 2 :: fbucket = 3 fi;
+#endif
+		h = (c0 == 0 || c1 == 0 || c2 == 0);
+		place(0, c0, h);
+		place(1, c1, h);
+		place(2, c2, h);
+		if
+		:: ACNT(fo) == 0 -> fbucket = 0
+		:: else
+		fi;
+		tq_settle();
+		do
+		:: pend != P_NONE -> budget = TQ_HOLD; tq_step()
+		:: else -> break
+		od;
+		budget = 0;
+		hl = 0;
+		h2l = 0;
+		bl = 0;
+		check_queue();
+		init_ghost(0);
+		init_ghost(1);
+		c0 = 0;
+		c1 = 0;
+		c2 = 0;
+		h = 0;
+		run fast(ME_F0, 0);
+		run fast(ME_F1, 1);
+		run slow()
+	}
+}
