@@ -489,12 +489,13 @@ static void print_shape(const char *what, uint64_t n, uint64_t mu,
 			unsigned int ds, unsigned int bs)
 {
 	uint64_t cost = timeq_tune_cost_ps(n, mu, ds);
+	double per_bucket = (double)(n << ds) / mu;
 
 	printf("%s: delta 2^%u = %llu ticks, M 2^%u = %llu buckets\n", what, ds,
 	       1ULL << ds, bs, 1ULL << bs);
-	printf("  %.3g elements a bucket (N delta / MU); %llu KiB of list heads "
+	printf("  %.*f elements a bucket (N delta / MU); %llu KiB of list heads "
 	       "(16 (3 delta + M) bytes)\n",
-	       (double)(n << ds) / mu,
+	       per_bucket < 10 ? 2 : per_bucket < 100 ? 1 : 0, per_bucket,
 	       (unsigned long long)(16 * (3 * (1ULL << ds) + (1ULL << bs)) /
 				    1024));
 	printf("  predicted %llu.%01llu ns per hold event\n",
@@ -513,7 +514,7 @@ static int cmd_tune(int argc, char **argv)
 	};
 	uint64_t n = 0, mu = 0, horizon = 0;
 	unsigned int ds, bs;
-	int c;
+	int c, have_horizon = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -525,6 +526,7 @@ static int cmd_tune(int argc, char **argv)
 			break;
 		case 'H':
 			horizon = parse("horizon", optarg);
+			have_horizon = 1;
 			break;
 		case 'h':
 			tune_help(stdout);
@@ -534,7 +536,7 @@ static int cmd_tune(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!horizon && mu && mu <= 1ULL << 39)
+	if (!have_horizon && mu && mu < 1ULL << 39)
 		horizon = 2 * mu + 1;
 	if (optind != argc || !n || n > 1ULL << 31 || !mu || mu > 1ULL << 40 ||
 	    timeq_tune_shape(horizon, n, mu, &ds, &bs)) {
