@@ -17,8 +17,9 @@
 #   make bench		timeq against libuv, libevent, libev, the kernel's
 #			rbtree, timerqueue, min_heap and timer wheel, in
 #			userspace and in Debian's stock 6.12 under qemu, with
-#			the tuning calibration; tables, CSV and plots in
-#			build/bench/ (tools/bench/bench.sh; 6 to 10 minutes)
+#			the tuning calibration, and through the ABI against
+#			timerfd and io_uring; tables, CSV and plots in
+#			build/bench/ (tools/bench/bench.sh; 6 to 11 minutes)
 #   make bench-paths	the fast and slow paths' figures, in userspace
 #   make bench-stall	the longest stall a user can cause through /dev/timeq,
 #			in Debian's stock 6.12 kernel under qemu

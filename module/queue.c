@@ -181,6 +181,8 @@ static_assert(sizeof(struct timeq_node) <= 32 || BITS_PER_LONG != 64,
 
 /* Largest horizon: both arrays at their maximum size. */
 #define TIMEQ_MAX_HORIZON	(1ULL << (2 * TIMEQ_MAX_LISTS_SHIFT))
+static_assert(TIMEQ_TUNE_MAX_SHIFT == TIMEQ_MAX_LISTS_SHIFT,
+	      "tune.h's rule must know the bound on delta and M");
 
 /* --- bitmaps: one bit per non-empty list, summary levels above --- */
 
@@ -646,26 +648,9 @@ bool __timeq_step(struct timeq *q)
  * @delta_shift: set to log2 of the bucket width delta
  * @buckets_shift: set to log2 of the number of buckets M
  *
- * Erickson, Ladner and LaMarca (2000, section 6) give the expected time
- * per event of a calendar queue holding N elements with mean jump mu as
- * b * mu / (N * delta) + c * (1 + N * delta / (2 * mu)) + d, where b, c and
- * d are costs of the implementation, fitted by least squares to measured
- * times (TIMEQ_TUNE_* in queue.h, from tools/bench/calibrate.c); it is
- * least when a bucket holds lambda = N * delta / mu = sqrt(2 * b / c)
- * elements. Over powers of two the cost is convex in log2(delta), so the
- * best delta = 2^k is the least k at which doubling stops paying:
- * N * 2^k >= sqrt(b / c) * mu. M is then the least power of two that
- * covers @horizon (delta * M + 1 >= @horizon): the paper's "M large
- * enough", since no bucket list ever holds two bucket numbers.
- *
- * Two bounds the paper does not need: the three spread arrays take 3 *
- * delta lists, so delta is held to the larger of the count and the side
- * of a square calendar (memory O(N + sqrt(horizon))); and both delta and
- * M to 2^TIMEQ_MAX_LISTS_SHIFT. Unknown, @mean_jump is taken as @horizon
- * / 2 (times spread over the window) and @count as the side of a square
- * calendar, which makes the choice that square calendar: delta = 2^(h / 2)
- * (rounded down) and M = 2^(h - h / 2), 2^h the least power of two with
- * 2^h + 1 >= @horizon.
+ * The rule of Erickson, Ladner and LaMarca with timeq's fitted costs,
+ * timeq_tune_shape() in tune.h, which says how it chooses; timeqctl tune
+ * compiles the same code.
  *
  * Context: any; integer arithmetic only.
  * Return: 0, or -EINVAL if @horizon is out of range.
@@ -673,28 +658,9 @@ bool __timeq_step(struct timeq *q)
 int timeq_choose_shape(u64 horizon, u64 count, u64 mean_jump,
 		       unsigned int *delta_shift, unsigned int *buckets_shift)
 {
-	unsigned int want, count_shift, k, low, high;
-
-	if (!horizon || horizon > TIMEQ_MAX_HORIZON)
+	if (timeq_tune_shape(horizon, count, mean_jump, delta_shift,
+			     buckets_shift))
 		return -EINVAL;
-	want = order_base_2(horizon - 1);
-	if (!mean_jump)
-		mean_jump = horizon / 2 ? horizon / 2 : 1;
-	if (!count)
-		count = 1ULL << (want / 2);
-	/* Both bounded so that the products below fit in 64 bits. */
-	mean_jump = min_t(u64, mean_jump, TIMEQ_MAX_HORIZON);
-	count = min_t(u64, count, 1ULL << 31);
-	count_shift = order_base_2(count);
-	/* M <= 2^20 needs delta >= 2^(want - 20); want <= 40 keeps low <= high. */
-	low = want > TIMEQ_MAX_LISTS_SHIFT ? want - TIMEQ_MAX_LISTS_SHIFT : 0;
-	high = min3(max(want / 2, count_shift), want,
-		    (unsigned int)TIMEQ_MAX_LISTS_SHIFT);
-	for (k = low; k < high; k++)
-		if ((count << k) * TIMEQ_TUNE_ONE >= TIMEQ_TUNE_RHO * mean_jump)
-			break;
-	*delta_shift = k;
-	*buckets_shift = want - k;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(timeq_choose_shape);

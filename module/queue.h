@@ -11,6 +11,8 @@
 
 #include <linux/timeq.h>
 
+#include "tune.h"
+
 /*
  * Bounded work (module/queue.c, "Bounded work: steps"): one step of
  * pending work moves at most TIMEQ_STEP nodes; a far bucket list of at
@@ -32,20 +34,6 @@ enum {
 	TQ_PEND_EVICT,
 	TQ_PEND_RESOLVE,
 };
-
-/*
- * The costs of module/queue.c in the calendar-queue model of Erickson,
- * Ladner and LaMarca, for timeq_choose_shape(): b per bucket the clock
- * passes, c per element in the current bucket, d per event, in
- * picoseconds, and sqrt(b / c) in units of 1 / TIMEQ_TUNE_ONE. Fitted by
- * tools/bench/calibrate.c (`make bench`) on an AMD EPYC (Zen 5) guest;
- * Documentation/bench.rst has the fit and how far it holds.
- */
-#define TIMEQ_TUNE_B_PS 41600
-#define TIMEQ_TUNE_C_PS 9
-#define TIMEQ_TUNE_D_PS 23560
-#define TIMEQ_TUNE_ONE 256
-#define TIMEQ_TUNE_RHO 17357
 
 int timeq_choose_shape(u64 horizon, u64 count, u64 mean_jump,
 		       unsigned int *delta_shift, unsigned int *buckets_shift);

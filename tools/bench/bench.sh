@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench`: timeq against the timer queues in use today, from a fresh
-# Debian 12 machine (root, Debian's package registry), in six to ten
+# Debian 12 machine (root, Debian's package registry), in six to eleven
 # minutes. Prints the machine and the compiler, then:
 #
 #   1. the userspace benchmark (tools/bench/harness.c): W1 hold, W2 churn,
@@ -16,15 +16,21 @@
 #      latency with the slow side flat out, beside one plain spinlock
 #   4. in the kernel: timeq_bench.ko in Debian's stock 6.12 under qemu
 #      against lib/timerqueue.c, min_heap.h and the timer wheel
+#   5. through the ABI: tools/bench/abi.c in the same kernel with timeq.ko,
+#      one CPU: /dev/timeq with single ioctls and TIMEQ_BATCH against a
+#      timerfd per timer under epoll and io_uring timeouts (liburing)
 #
 # Everything it writes is under build/bench/: bench.txt (all of the
-# above), results.csv, calibrate.csv, <workload>.png and .svg, kernel.txt.
+# above), results.csv, calibrate.csv, <workload>.png and .svg, kernel.txt,
+# abi.txt.
 # It fails (non-zero) if a correctness check fails anywhere; figures are
 # printed, never judged.
 #
 # Environment: BENCH_OPS (operations per segment, default 100000),
 # BENCH_N (default 1000,10000,100000,1000000), BENCH_VM=0 skips the
-# kernel part, BENCH_KERNEL_OPS (default 100000).
+# kernel parts (4 and 5), BENCH_KERNEL_OPS (default 100000), BENCH_ABI=0
+# skips part 5 alone, BENCH_ABI_ARGS (abi's options, default none: N =
+# 10^3, 10^4, 10^5, three runs each).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -72,7 +78,7 @@ say "  kernel:   $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 say "  compiler: $(gcc --version | head -n 1)"
 say ""
 
-echo "[1/4] userspace: building and running (about 6 minutes; progress below)"
+echo "[1/5] userspace: building and running (about 6 minutes; progress below)"
 make -s -C "$top/tools/bench" OUT="$out" >>"$out/build.log" 2>&1 ||
 	{ tail -n 20 "$out/build.log" >&2; die "the build failed (build/bench/build.log)"; }
 "$out/bench" --ops "${BENCH_OPS:-100000}" \
@@ -85,7 +91,7 @@ done) >>"$out/build.log" 2>&1 || die "gnuplot failed (build/bench/build.log)"
 say "plots: build/bench/{hold,churn,refresh,move,storm}.{png,svg}"
 say ""
 
-echo "[2/4] calibration (about 15 seconds)"
+echo "[2/5] calibration (about 15 seconds)"
 "$out/calibrate" --out "$out" 2>/dev/null | tee -a "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "the calibration failed"
 (cd "$out" && gnuplot calibrate.gp) >>"$out/build.log" 2>&1 ||
@@ -93,7 +99,7 @@ echo "[2/4] calibration (about 15 seconds)"
 say "plot: build/bench/calibrate.{png,svg}"
 say ""
 
-echo "[3/4] locking cost (about 15 seconds)"
+echo "[3/5] locking cost (about 15 seconds)"
 say "== Locking cost: tools/testing/queue/bench_paths (module/paths.c, COMPAT_BENCH locks)"
 make -s -C "$top/tools/testing/queue" OUT="$top/build/queue" \
 	"$top/build/queue/bench_paths" >>"$out/build.log" 2>&1 ||
@@ -103,9 +109,10 @@ make -s -C "$top/tools/testing/queue" OUT="$top/build/queue" \
 say ""
 
 if [ "${BENCH_VM:-1}" = 0 ]; then
-	say "[4/4] in the kernel: skipped (BENCH_VM=0)"
+	say "[4/5] in the kernel: skipped (BENCH_VM=0)"
+	say "[5/5] through the ABI: skipped (BENCH_VM=0)"
 else
-	echo "[4/4] in the kernel: timeq_bench.ko in Debian's stock 6.12 under qemu (about 3 minutes)"
+	echo "[4/5] in the kernel: timeq_bench.ko in Debian's stock 6.12 under qemu (about 3 minutes)"
 	# What run-stock.sh needs, and the stock 6.12 kernel with its headers
 	# (bookworm ships it as linux-image-6.12-amd64, through security).
 	install qemu-system-x86 busybox-static cpio kmod gzip
@@ -133,6 +140,31 @@ else
 	sed -n 's/^\[ *[0-9.]*\] timeq_bench: //p' "$out/console.log" |
 		grep -v 'taints kernel\|verification failed' | tee "$out/kernel.txt" | tee -a "$log"
 	[ "$rc" -eq 0 ] || { grep -A3 '^not ok' "$out/vm.log" >&2; die "the kernel run failed (build/bench/console.log)"; }
+	say ""
+
+	if [ "${BENCH_ABI:-1}" = 0 ]; then
+		say "[5/5] through the ABI: skipped (BENCH_ABI=0)"
+	else
+		echo "[5/5] through the ABI: abi with timeq.ko in the same kernel, one CPU (about a minute)"
+		abi_start=$(date +%s)
+		install liburing-dev
+		make -s -C "$top/tools/bench" OUT="$out" abi >>"$out/build.log" 2>&1 ||
+			die "abi did not build (build/bench/build.log)"
+		# The timeq.ko of part 4's build. abi prints to the console; the
+		# guest has one CPU, so a phase's time is all the work it caused.
+		# The init splits the -b string into words: BENCH_ABI_ARGS too.
+		"$vm/run-stock.sh" 6.12 -k "$mod/timeq.ko" \
+			-b "$out/abi ${BENCH_ABI_ARGS:-}" --smp 1 \
+			--log "$out/abi-console.log" --timeout 900 >"$out/abi-vm.log" 2>&1
+		rc=$?
+		say "== Through the ABI: Debian's $release under qemu (TCG), one CPU, tools/bench/abi.c"
+		sed -n 's/\r$//; s/^\[ *[0-9.]*\] *//; s/^abi: \{0,1\}//p' "$out/abi-console.log" |
+			tee "$out/abi.txt" | tee -a "$log"
+		say "(part 5 took $(( $(date +%s) - abi_start )) s)"
+		grep -q '^every check held' "$out/abi.txt" ||
+			die "the ABI benchmark failed a check (build/bench/abi-console.log)"
+		[ "$rc" -eq 0 ] || { grep -A3 '^not ok' "$out/abi-vm.log" >&2; die "the ABI run failed (build/bench/abi-console.log)"; }
+	fi
 fi
 
 say ""

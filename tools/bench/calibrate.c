@@ -30,7 +30,7 @@
  * Each point runs module/queue.c's bare calls (peer_timeq.c) on one
  * generated sequence, a warm-up then five timed runs of OPS operations,
  * the median kept. It prints the table, b, c, d, the residuals, the best
- * delta and the constants for module/queue.h, and writes calibrate.csv
+ * delta and the constants for module/tune.h, and writes calibrate.csv
  * and calibrate.gp (predicted against measured, one curve per N).
  *
  *	calibrate [--n N] [--ops OPS] [--out DIR]
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 		printf("  the paper's best: lambda = sqrt(2b/c) = %.1f elements per bucket; at N = %u,\n"
 		       "  mu = %.0f that is delta = %.0f, K = %.1f ns predicted\n",
 		       sqrt(2 * b / c), n, mean[0], dopt, d + c + sqrt(2 * b * c));
-		printf("  for module/queue.h: TIMEQ_TUNE_B_PS %.0f, TIMEQ_TUNE_C_PS %.0f,\n"
+		printf("  for module/tune.h: TIMEQ_TUNE_B_PS %.0f, TIMEQ_TUNE_C_PS %.0f,\n"
 		       "  TIMEQ_TUNE_D_PS %.0f, TIMEQ_TUNE_RHO %.0f (sqrt(b/c) * TIMEQ_TUNE_ONE)\n",
 		       b * 1000, c * 1000, d * 1000, sqrt(b / c) * 256);
 	} else {

@@ -41,24 +41,18 @@ static bool tq_can(enum workload wl)
 /*
  * The rule's shape for @count timers of mean jump @mean, and the hold
  * cost per event the paper's model predicts for it from the constants in
- * module/queue.h: what `timeqctl tune` would print.
+ * module/tune.h: what `timeqctl tune` prints, from the same code.
  */
 void timeq_bench_shape(uint64_t horizon, uint64_t count, uint64_t mean,
 		       unsigned int *delta_shift, unsigned int *buckets_shift,
 		       double *predicted_ns)
 {
-	double d, b = TIMEQ_TUNE_B_PS / 1e3, c = TIMEQ_TUNE_C_PS / 1e3;
-
 	if (timeq_choose_shape(horizon, count, mean, delta_shift, buckets_shift)) {
 		*delta_shift = 0;
 		*buckets_shift = 0;
 	}
-	if (predicted_ns) {
-		d = (double)(1ull << *delta_shift);
-		*predicted_ns = b * mean / (count * d) +
-				c * (1 + count * d / (2.0 * mean)) +
-				TIMEQ_TUNE_D_PS / 1e3;
-	}
+	if (predicted_ns)
+		*predicted_ns = timeq_tune_cost_ps(count, mean, *delta_shift) / 1e3;
 }
 
 void *timeq_bench_create(const struct seq *s, unsigned int ds,

@@ -7,6 +7,8 @@
  *			queue and print each as it fires, with its lateness
  *	timeqctl sim	a manual-clock hold-model run, printing ops/s
  *	timeqctl stats	the module's limits, or the figures of an open file
+ *	timeqctl tune	the bucket width and count the tuning rule chooses,
+ *			and the cost per event it predicts (no module needed)
  *
  * Every command takes --help. Exit status: 0 done (for demo: every timer
  * fired once and none early), 1 a check or a call failed, 2 bad usage.
@@ -25,6 +27,9 @@
 #include <unistd.h>
 
 #include <timeq/timeq.h>
+
+/* The module's tuning rule, compiled from the module's own source. */
+#include "../../module/tune.h"
 
 #define DEV	"/dev/timeq"
 
@@ -460,6 +465,99 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
+/* --- tune --- */
+
+static void tune_help(FILE *out)
+{
+	fprintf(out,
+		"usage: timeqctl tune --count N --mean-jump MU [--horizon H]\n"
+		"\n"
+		"Prints the bucket width delta and the number of buckets M that the\n"
+		"tuning rule (timeq_choose_shape(), Documentation/bench.rst \"The\n"
+		"rule\") chooses for a queue of about N elements whose new times lie\n"
+		"MU ticks past the clock on average, in a window of H ticks (default\n"
+		"2 * MU + 1: jumps up to twice the mean), and the time per event that\n"
+		"the model of Erickson, Ladner and LaMarca predicts for that shape\n"
+		"from the costs make bench fitted (module/tune.h); beside them, the\n"
+		"shape timeq_create() and TIMEQ_CONFIGURE take when they know only\n"
+		"the horizon. Computed here from the module's source; no module is\n"
+		"needed. N is 1 to 2^31, MU 1 to 2^40, H 1 to 2^40 ticks.\n");
+}
+
+/* One shape: delta, M, elements a bucket, list heads, predicted cost. */
+static void print_shape(const char *what, uint64_t n, uint64_t mu,
+			unsigned int ds, unsigned int bs)
+{
+	uint64_t cost = timeq_tune_cost_ps(n, mu, ds);
+	double per_bucket = (double)(n << ds) / mu;
+
+	printf("%s: delta 2^%u = %llu ticks, M 2^%u = %llu buckets\n", what, ds,
+	       1ULL << ds, bs, 1ULL << bs);
+	printf("  %.*f elements a bucket (N delta / MU); %llu KiB of list heads "
+	       "(16 (3 delta + M) bytes)\n",
+	       per_bucket < 10 ? 2 : per_bucket < 100 ? 1 : 0, per_bucket,
+	       (unsigned long long)(16 * (3 * (1ULL << ds) + (1ULL << bs)) /
+				    1024));
+	printf("  predicted %llu.%01llu ns per hold event\n",
+	       (unsigned long long)(cost + 50) / 1000,
+	       (unsigned long long)(cost + 50) / 100 % 10);
+}
+
+static int cmd_tune(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "mean-jump", required_argument, NULL, 'm' },
+		{ "horizon", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint64_t n = 0, mu = 0, horizon = 0;
+	unsigned int ds, bs;
+	int c, have_horizon = 0;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			n = parse("count", optarg);
+			break;
+		case 'm':
+			mu = parse("mean-jump", optarg);
+			break;
+		case 'H':
+			horizon = parse("horizon", optarg);
+			have_horizon = 1;
+			break;
+		case 'h':
+			tune_help(stdout);
+			return 0;
+		default:
+			tune_help(stderr);
+			return 2;
+		}
+	}
+	if (!have_horizon && mu && mu < 1ULL << 39)
+		horizon = 2 * mu + 1;
+	if (optind != argc || !n || n > 1ULL << 31 || !mu || mu > 1ULL << 40 ||
+	    timeq_tune_shape(horizon, n, mu, &ds, &bs)) {
+		tune_help(stderr);
+		return 2;
+	}
+	printf("tune: N = %llu elements, mean jump %llu ticks, horizon %llu ticks\n",
+	       (unsigned long long)n, (unsigned long long)mu,
+	       (unsigned long long)horizon);
+	print_shape("rule", n, mu, ds, bs);
+	timeq_tune_shape(horizon, 0, 0, &ds, &bs);
+	print_shape("horizon only", n, mu, ds, bs);
+	printf("costs (module/tune.h): b %.1f ns a bucket passed, c %.3f ns an "
+	       "element in the bucket,\n  d %.1f ns an event; below about half "
+	       "an element a bucket timeq costs less\n  than the model says "
+	       "(its bitmaps skip empty buckets)\n",
+	       TIMEQ_TUNE_B_PS / 1e3, TIMEQ_TUNE_C_PS / 1e3,
+	       TIMEQ_TUNE_D_PS / 1e3);
+	return 0;
+}
+
 static void print_commands(FILE *out)
 {
 	fprintf(out,
@@ -468,6 +566,7 @@ static void print_commands(FILE *out)
 		"  demo    arm timers on a monotonic queue and watch them fire\n"
 		"  sim     a manual-clock hold-model run, in operations per second\n"
 		"  stats   the module's limits, or an open file's figures\n"
+		"  tune    the bucket width and count for a count and mean jump\n"
 		"\n"
 		"Exit status: 0 done, 1 a check or a call failed, 2 bad usage.\n");
 }
@@ -489,6 +588,8 @@ int main(int argc, char **argv)
 		return cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(command, "stats"))
 		return cmd_stats(argc - 1, argv + 1);
+	if (!strcmp(command, "tune"))
+		return cmd_tune(argc - 1, argv + 1);
 	fprintf(stderr, "timeqctl: %s: no such command\n", command);
 	print_commands(stderr);
 	return 2;
