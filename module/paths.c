@@ -367,7 +367,7 @@ static void tq_discard(struct timeq *q)
  */
 static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer)
 	__acquires(&q->head_lock) __acquires(&q->head2_lock)
-	__acquires(&q->bucket_lock)
+		__acquires(&q->bucket_lock)
 {
 	for (;;) {
 		tq_slow_begin(q);
