@@ -829,7 +829,7 @@ static void fail_cache_off(int fail)
  * ENOMEM and changes nothing, and an insert that needs no node still
  * works.
  */
-TEST_F(targeted, xarray_node)
+TEST_F_TIMEOUT(targeted, xarray_node, SLOW_TIMEOUT)
 {
 	struct timeq_insert in = { .size = sizeof(in), .time = 500, .cookie = 64 };
 	struct call c = { .fd = self->fd, .cmd = TIMEQ_INSERT, .arg = &in };
@@ -897,7 +897,7 @@ TEST_F(targeted, xarray_node)
  * failing: the batch applies the inserts before the one that needs the
  * node, that one's result is -ENOMEM, and nothing after it is applied.
  */
-TEST_F(targeted, xarray_node_in_batch)
+TEST_F_TIMEOUT(targeted, xarray_node_in_batch, SLOW_TIMEOUT)
 {
 	struct timeq_op ops[4];
 	int ret, k, fail;
@@ -955,7 +955,7 @@ static int configure_big(void *arg)
 	return tq_configure_mono(fd, 1000, 1 << 24, 0);
 }
 
-TEST_F(targeted, page_allocator)
+TEST_F_TIMEOUT(targeted, page_allocator, SLOW_TIMEOUT)
 {
 	int nth, ret, injected, err, survived = 0, fd = -1, fail, order;
 

@@ -117,7 +117,7 @@ static int manual_traffic(int fd, int n)
 	return tq_stats(fd).queued + tq_stats(fd).events == (__u64)n - 1 ? 0 : -1;
 }
 
-TEST_F(mod, rmmod_refused_while_open)
+TEST_F_TIMEOUT(mod, rmmod_refused_while_open, SLOW_TIMEOUT)
 {
 	int fd, other, go[2], i;
 	char c;
