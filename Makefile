@@ -14,6 +14,9 @@
 #			timeq.ko, running timeqctl demo and sim
 #   make check		install what the tests need, run every suite, and end
 #			with one line "N passed, N failed"
+#   make soak		issue 13's hardening programs mixed, in the debug
+#			kernel under qemu, for TIMEQ_SOAK_MINUTES (default 30);
+#			figures after every round (tools/testing/vm/soak.sh)
 #   make bench		timeq against libuv, libevent, libev, the kernel's
 #			rbtree, timerqueue, min_heap and timer wheel, in
 #			userspace and in Debian's stock 6.12 under qemu, with
@@ -91,6 +94,9 @@ run:
 check:
 	tools/testing/check.sh
 
+soak:
+	tools/testing/vm/soak.sh
+
 htmldocs:
 	tools/testing/htmldocs.sh
 
@@ -128,4 +134,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools install dkms-src dkms-install dkms-uninstall run \
-	check htmldocs bench bench-paths bench-stall bench-flowtrack style lint clean
+	check soak htmldocs bench bench-paths bench-stall bench-flowtrack style lint clean

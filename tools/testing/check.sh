@@ -32,19 +32,25 @@
 #                 built once and cached outside the tree, the KUnit suites
 #                 (timeq_queue, timeq_paths) and the /dev/timeq kselftests
 #                 (64- and 32-bit) and libtimeq's booted in it under qemu;
+#                 in it too, the hardening of issue 13 (vm-hardening:
+#                 allocation failure, the ABI fuzzer, limits and isolation,
+#                 expiry under load; vm-teardown: rmmod, 100 loads, loads
+#                 under failure, an in-kernel client unloaded in flight);
 #                 the flowtrack scenarios (tools/testing/flowtrack/vm.sh)
 #                 in it and in the stock 6.12-rt kernel; the stock 6.12,
 #                 6.12-rt and 6.1 kernels booted with timeq, its smoke
-#                 test and the kselftests; the tracepoints through tracefs
-#                 in the stock 6.12 kernel (vm/trace.sh); and the
-#                 bench's own self-test, which
+#                 test, the kselftests and isolation, and 6.12-rt with
+#                 expiry under load too;
+#                 the tracepoints through tracefs in the stock 6.12 kernel
+#                 (vm/trace.sh); and the bench's own self-test, which
 #                 plants each kind of failure and expects the bench to
 #                 report it (tools/testing/vm)
 #   make-run      `make run` itself: timeqctl demo, flowgen and sim in the
 #                 stock 6.12 kernel
 #
-# TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing; TIMEQ_CHECK_VM=0 skips
-# the vm-* suites (quick local runs; CI runs everything).
+# TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing of the data structure,
+# TIMEQ_ABI_FUZZ_SECONDS (default 90) that of /dev/timeq; TIMEQ_CHECK_VM=0
+# skips the vm-* suites (quick local runs; CI runs everything).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -113,12 +119,13 @@ queue() {
 vm() {
 	local vm=tools/testing/vm kdir debug=$top/build/module-debug series mods
 	local st=$top/build/selftests flows=$top/build/flowtrack
+	local fuzz=${TIMEQ_ABI_FUZZ_SECONDS:-90} more
 
 	step vm-deps "$vm/deps.sh" || return
 	step vm-kernel "$vm/build-kernel.sh" || return
 	kdir=$("$vm/build-kernel.sh" --print-dir)
 	step vm-modules tools/testing/build-module.sh "$kdir" "$debug" \
-		TIMEQ_KUNIT=y TIMEQ_DEBUG=y || return
+		TIMEQ_KUNIT=y TIMEQ_DEBUG=y TIMEQ_CLIENT=y || return
 	step vm-kselftest-build make -C tools/testing/selftests/timeq \
 		KSFT="$kdir/tools/testing/selftests" OUT="$st" || return
 	step vm-timeqctl-build make -C tools/timeqctl OUT="$top/build/timeqctl" ||
@@ -129,16 +136,43 @@ vm() {
 		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" \
 		--kunit timeq_queue --kunit timeq_paths \
 		-b "$st/timeq_test" -b "$st/timeq_test_32" -b "$st/timeq_lib_test"
+	# Issue 13's hardening, in the debug kernel: allocation failure, the
+	# ABI fuzzer (64- then 32-bit), limits and isolation (no_hash_pointers
+	# lets it learn heap addresses to look for), and expiry under load.
+	# A timeout that only a hang reaches, on any host. The fuzzer's 90 s
+	# (the issue asked about 2 minutes) keep the hardening suites' time
+	# near 6 minutes on two shared cores.
+	suite vm-hardening "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
+		--timeout 3600 --append no_hash_pointers -k "$debug/timeq.ko" \
+		-b "$st/timeq_enomem" -b "$st/timeq_isolation" \
+		-b "$st/timeq_expiry" \
+		-b "$st/timeq_fuzz --seconds $((fuzz * 5 / 6))" \
+		-b "$st/timeq_fuzz_32 --seconds $((fuzz / 6))"
+	# Teardown loads and unloads the modules itself: nothing is loaded
+	# before it. Its test of loads under fail-nth scans kmemleak for the
+	# kernel's own leak it provokes (CVE-2024-25740), and clears only
+	# that; the summary line of that scan is not a report of ours.
+	TIMEQ_VM_IGNORE='kmemleak: [0-9]+ new suspected memory leaks' \
+	suite vm-teardown "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
+		--timeout 3600 \
+		-f "$debug/timeq.ko:/lib/modules/timeq/timeq.ko" \
+		-f "$debug/timeq_client.ko:/lib/modules/timeq/timeq_client.ko" \
+		-b "$st/timeq_teardown"
 	step vm-flowgen-build make -C tools/testing/flowtrack OUT="$flows" || return
 	suite vm-flowtrack-debug tools/testing/flowtrack/vm.sh debug "$debug" \
 		"$flows/flowgen"
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
+	# Isolation in each; expiry under load in 6.12-rt, whose softirqs run
+	# in threads (the debug kernel runs it too).
 	for series in 6.12 6.12-rt 6.1; do
 		mods=$top/build/module-$("$vm/run-stock.sh" "$series" --print-release 2>/dev/null)
+		more=()
+		[ "$series" != 6.12-rt ] || more=(-b "$st/timeq_expiry")
 		suite "vm-stock-$series" "$vm/run-stock.sh" "$series" \
+			--append no_hash_pointers \
 			-k "$mods/timeq.ko" -k "$mods/timeq_smoke.ko" \
 			-b "$st/timeq_test" -b "$st/timeq_test_32" \
-			-b "$st/timeq_lib_test"
+			-b "$st/timeq_lib_test" -b "$st/timeq_isolation" "${more[@]}"
 		[ "$series" != 6.12-rt ] ||
 			suite vm-flowtrack-6.12-rt tools/testing/flowtrack/vm.sh \
 				6.12-rt "$mods" "$flows/flowgen"

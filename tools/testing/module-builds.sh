@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko against each Debian
-# kernel timeq supports, with W=1 and sparse (C=2): bookworm's stock 6.1,
-# 6.12 and 6.12-rt. Any line the compiler or sparse prints fails that build
-# (build-module.sh). Installs the headers when missing. Each build happens
-# in its own copy of the sources under build/module-<release>, where the
-# stock-kernel boots find the modules. Prints TAP.
+# Build timeq.ko, timeq_smoke.ko, timeq_client.ko and timeq_flowtrack.ko
+# against each Debian kernel timeq supports, with W=1 and sparse (C=2):
+# bookworm's stock 6.1, 6.12 and 6.12-rt. Any line the compiler or sparse
+# prints fails that build (build-module.sh). Installs the headers when
+# missing. Each build happens in its own copy of the sources under
+# build/module-<release>, where the stock-kernel boots find the modules.
+# Prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,9 +43,9 @@ for meta in "${metas[@]}"; do
 		continue
 	fi
 	if said=$("$top/tools/testing/build-module.sh" "$kdir" \
-		  "$top/build/module-$release" TIMEQ_SMOKE=y) &&
+		  "$top/build/module-$release" TIMEQ_SMOKE=y TIMEQ_CLIENT=y) &&
 	   [ -f "$top/build/module-$release/timeq_flowtrack.ko" ]; then
-		echo "ok $n - timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko build clean at W=1 with sparse against $release"
+		echo "ok $n - timeq.ko, timeq_smoke.ko, timeq_client.ko and timeq_flowtrack.ko build clean at W=1 with sparse against $release"
 	else
 		printf '%s\n' "$said" | sed 's/^/# /'
 		echo "not ok $n - timeq.ko against $release: warnings or errors"

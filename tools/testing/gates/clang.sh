@@ -7,8 +7,8 @@
 # gcc (-Wsometimes-uninitialized, -Wtautological-*, its own format and
 # stack checks) and upstream builds the kernel with both.
 #
-#   1  timeq.ko, timeq_smoke.ko (TIMEQ_SMOKE=y) and timeq_flowtrack.ko,
-#      linked and post-processed
+#   1  timeq.ko, timeq_smoke.ko (TIMEQ_SMOKE=y), timeq_client.ko
+#      (TIMEQ_CLIENT=y) and timeq_flowtrack.ko, linked and post-processed
 #   2  timeq.o and timeq_test.o (TIMEQ_KUNIT=y TIMEQ_DEBUG=y, the KUnit
 #      suites), compiled and linked but not through modpost: Debian's
 #      Module.symvers has no KUnit symbols for it to resolve
@@ -154,15 +154,15 @@ if ! prepare; then
 fi
 echo "clang.sh: $(grep -c . "$trees/stock.config-diff") lines of Debian's .config differ for $clang_version; see $trees/stock.config-diff" >&2
 
-said=$(build smoke "$trees/stock" TIMEQ_SMOKE=y modules)
+said=$(build smoke "$trees/stock" TIMEQ_SMOKE=y TIMEQ_CLIENT=y modules)
 if [ -n "$said" ]; then
 	printf '%s\n' "$said" | note
-	fail "timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko with $clang_version against $release: warnings or errors"
+	fail "timeq.ko, timeq_smoke.ko, timeq_client.ko and timeq_flowtrack.ko with $clang_version against $release: warnings or errors"
 elif ! by_clang "$out/smoke/timeq.ko" "$out/smoke/timeq_smoke.ko" \
-		"$out/smoke/timeq_flowtrack.ko"; then
-	fail "timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko against $release: not built by clang"
+		"$out/smoke/timeq_client.ko" "$out/smoke/timeq_flowtrack.ko"; then
+	fail "timeq.ko, timeq_smoke.ko, timeq_client.ko and timeq_flowtrack.ko against $release: not built by clang"
 else
-	pass "timeq.ko, timeq_smoke.ko and timeq_flowtrack.ko build clean at W=1 with $clang_version (LLVM=1) against $release"
+	pass "timeq.ko, timeq_smoke.ko, timeq_client.ko and timeq_flowtrack.ko build clean at W=1 with $clang_version (LLVM=1) against $release"
 fi
 
 said=$(build kunit "$trees/kunit" TIMEQ_KUNIT=y TIMEQ_DEBUG=y timeq.o timeq_test.o)
