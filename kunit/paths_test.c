@@ -24,6 +24,7 @@
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
@@ -286,6 +287,42 @@ static void paths_test_errors(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, timeq_create_monotonic(1ULL << 30, 1ULL << 40,
 							 0, 0, GFP_KERNEL),
 			    ERR_PTR(-EINVAL));
+}
+
+/*
+ * timeq_tune() gives what timeq_create() takes: powers of two that cover
+ * the horizon, the horizon-only choice when the load is unknown, buckets
+ * sized to the load when it is known, and a queue with exactly that shape.
+ */
+static void paths_test_tune(struct kunit *test)
+{
+	const u64 horizon = (1ULL << 20) + 1;
+	unsigned int delta = 7, nbuckets = 7, few, many;
+	struct timeq *q;
+	int err;
+
+	err = timeq_tune(0, 1, 1, &delta, &nbuckets);
+	KUNIT_EXPECT_EQ(test, err, -EINVAL);
+	KUNIT_EXPECT_EQ(test, delta, 7);
+	KUNIT_EXPECT_EQ(test, nbuckets, 7);
+
+	err = timeq_tune(horizon, 0, 0, &delta, &nbuckets);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	q = plain_queue(test, 0, horizon, 0, 0);
+	KUNIT_EXPECT_EQ(test, 1U << q->delta_shift, delta);
+	KUNIT_EXPECT_EQ(test, 1U << q->buckets_shift, nbuckets);
+
+	err = timeq_tune(horizon, 1000, 1 << 19, &few, &nbuckets);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	err = timeq_tune(horizon, 100000, 1 << 19, &many, &nbuckets);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	/* More elements over the same jumps: narrower buckets, more of them. */
+	KUNIT_EXPECT_LT(test, many, few);
+	KUNIT_EXPECT_TRUE(test, is_power_of_2(many) && is_power_of_2(nbuckets));
+	KUNIT_EXPECT_LE(test, horizon, (u64)many * nbuckets + 1);
+	q = plain_queue(test, 0, horizon, many, nbuckets);
+	KUNIT_EXPECT_EQ(test, 1U << q->delta_shift, many);
+	KUNIT_EXPECT_EQ(test, 1U << q->buckets_shift, nbuckets);
 }
 
 /*
@@ -1185,6 +1222,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_lanes),
 	KUNIT_CASE(paths_test_latest_wins),
 	KUNIT_CASE(paths_test_errors),
+	KUNIT_CASE(paths_test_tune),
 	KUNIT_CASE(paths_test_counters),
 	KUNIT_CASE(paths_test_lateness_buckets),
 	KUNIT_CASE(paths_test_clock_rejects_nodes),

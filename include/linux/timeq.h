@@ -37,6 +37,7 @@
  *   timeq_fast_min()              not hard interrupt      case; hand what they
  *                                 or NMI                  cannot do at once to
  *                                                         the slow path
+ *   timeq_tune()                any                     compute a queue's shape
  *   accessors (inline)          any                     a snapshot unless the
  *                                                         caller excludes writers
  *
@@ -271,6 +272,8 @@ struct timeq {
  */
 typedef void (*timeq_fn)(struct timeq_node *node, void *arg);
 
+int timeq_tune(u64 horizon, u64 count, u64 mean_jump, unsigned int *delta,
+	       unsigned int *nbuckets);
 struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 			   unsigned int nbuckets, gfp_t gfp);
 void timeq_destroy(struct timeq *q);
