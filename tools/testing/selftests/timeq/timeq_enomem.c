@@ -759,49 +759,6 @@ static int only_cache(char *filtered, const char *cache)
 }
 
 /*
- * Run @fn(@arg) with the @nth fault-injection point of this thread
- * failing: its return value, errno in *@err, and in *@injected whether
- * the call got as far as the nth point. -2 if fail-nth could not be set.
- */
-static int with_nth(int (*fn)(void *), void *arg, int nth, int *injected,
-		    int *err)
-{
-	int fail = open("/proc/thread-self/fail-nth", O_RDWR), ret;
-	char buf[16];
-
-	if (fail < 0)
-		return -2;
-	snprintf(buf, sizeof(buf), "%d", nth);
-	if (write(fail, buf, strlen(buf)) != (ssize_t)strlen(buf)) {
-		close(fail);
-		return -2;
-	}
-	ret = fn(arg);
-	*err = errno;
-	memset(buf, 0, sizeof(buf));
-	if (pread(fail, buf, sizeof(buf) - 1, 0) <= 0)
-		ret = -2;
-	*injected = atoi(buf) == 0;
-	if (pwrite(fail, "0", 1, 0) != 1)
-		ret = -2;
-	close(fail);
-	return ret;
-}
-
-struct call {
-	int		fd;
-	unsigned long	cmd;
-	void		*arg;
-};
-
-static int call_ioctl(void *arg)
-{
-	struct call *c = arg;
-
-	return ioctl(c->fd, c->cmd, c->arg);
-}
-
-/*
  * Fail every allocation of the slab cache @cache made by this thread:
  * failslab's cache filter, probability 100%, and make-it-fail on this
  * thread through @fail (from tq_make_it_fail_open()). -1 if this kernel
@@ -832,7 +789,6 @@ static void fail_cache_off(int fail)
 TEST_F_TIMEOUT(targeted, xarray_node, SLOW_TIMEOUT)
 {
 	struct timeq_insert in = { .size = sizeof(in), .time = 500, .cookie = 64 };
-	struct call c = { .fd = self->fd, .cmd = TIMEQ_INSERT, .arg = &in };
 	int nth, ret, injected, err, survived = 0, i, fail;
 	struct timeq_stats st, before;
 	__u64 h[64];
@@ -850,7 +806,8 @@ TEST_F_TIMEOUT(targeted, xarray_node, SLOW_TIMEOUT)
 	for (nth = 1; nth < 50; nth++) {
 		in.handle = 0;
 		in.time = 500;
-		ret = with_nth(call_ioctl, &c, nth, &injected, &err);
+		ret = tq_ioctl_nth(self->fd, TIMEQ_INSERT, &in, nth, &injected,
+				   &err);
 		ASSERT_EQ(0, ret) TH_LOG("allocation %d: %s", nth, strerror(err));
 		EXPECT_EQ(64, tq_stats(self->fd).queued);
 		EXPECT_EQ(64, (__u32)in.handle);
@@ -965,7 +922,7 @@ TEST_F_TIMEOUT(targeted, page_allocator, SLOW_TIMEOUT)
 	for (nth = 1; nth < 100; nth++) {
 		fd = open(TQ_DEV, O_RDWR);
 		ASSERT_LE(0, fd);
-		ret = with_nth(configure_big, &fd, nth, &injected, &err);
+		ret = tq_with_nth(configure_big, &fd, nth, &injected, &err);
 		ASSERT_EQ(0, ret) TH_LOG("allocation %d: %s", nth, strerror(err));
 		EXPECT_EQ(0, tq_insert(fd, tq_mono_ns() / 1000 + 1000000, 0, NULL));
 		close(fd);

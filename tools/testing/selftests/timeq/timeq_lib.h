@@ -308,6 +308,61 @@ static inline unsigned long long tq_param(const char *name)
 
 /* --- fault injection --- */
 
+/*
+ * Run @fn(@arg) with the @nth fault-injection point of this thread
+ * failing: its return value, errno in *@err, and in *@injected whether
+ * the call got as far as the nth point. -2 if fail-nth could not be set
+ * (then *@err and *@injected are 0).
+ */
+static inline int tq_with_nth(int (*fn)(void *), void *arg, int nth,
+			      int *injected, int *err)
+{
+	int fail = open("/proc/thread-self/fail-nth", O_RDWR), ret;
+	char buf[16];
+
+	*injected = 0;
+	*err = 0;
+	if (fail < 0)
+		return -2;
+	snprintf(buf, sizeof(buf), "%d", nth);
+	if (write(fail, buf, strlen(buf)) != (ssize_t)strlen(buf)) {
+		close(fail);
+		return -2;
+	}
+	ret = fn(arg);
+	*err = errno;
+	memset(buf, 0, sizeof(buf));
+	if (pread(fail, buf, sizeof(buf) - 1, 0) <= 0)
+		ret = -2;
+	*injected = atoi(buf) == 0;
+	if (pwrite(fail, "0", 1, 0) != 1)
+		ret = -2;
+	close(fail);
+	return ret;
+}
+
+struct tq_ioctl_call {
+	int		fd;
+	unsigned long	cmd;
+	void		*arg;
+};
+
+static inline int tq_ioctl_call(void *arg)
+{
+	struct tq_ioctl_call *c = arg;
+
+	return ioctl(c->fd, c->cmd, c->arg);
+}
+
+/* ioctl(@fd, @cmd, @arg) under tq_with_nth(). */
+static inline int tq_ioctl_nth(int fd, unsigned long cmd, void *arg, int nth,
+			       int *injected, int *err)
+{
+	struct tq_ioctl_call c = { .fd = fd, .cmd = cmd, .arg = arg };
+
+	return tq_with_nth(tq_ioctl_call, &c, nth, injected, err);
+}
+
 #define TQ_FAILSLAB	"/sys/kernel/debug/failslab/"
 #define TQ_FAILPAGE	"/sys/kernel/debug/fail_page_alloc/"
 

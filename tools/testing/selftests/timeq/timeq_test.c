@@ -44,9 +44,8 @@
 #include <linux/timeq.h>
 
 #include "kselftest_harness.h"
+#include "timeq_lib.h"
 
-#define DEV		"/dev/timeq"
-#define PARAM		"/sys/module/timeq/parameters/"
 #define PAGE		4096
 /*
  * The timeout of a test that makes thousands of calls. Each takes a few
@@ -172,142 +171,14 @@ static char *pages(int n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int configure_manual(int fd, __u64 start, __u64 horizon, __u32 cap)
-{
-	struct timeq_configure c = {
-		.size = sizeof(c), .clock = TIMEQ_CLOCK_MANUAL,
-		.start = start, .horizon = horizon, .max_elements = cap,
-	};
-
-	return ioctl(fd, TIMEQ_CONFIGURE, &c);
-}
-
-static int configure_mono(int fd, __u64 granularity, __u64 horizon)
-{
-	struct timeq_configure c = {
-		.size = sizeof(c), .clock = TIMEQ_CLOCK_MONOTONIC,
-		.granularity = granularity, .horizon = horizon,
-	};
-
-	return ioctl(fd, TIMEQ_CONFIGURE, &c);
-}
-
-static int insert(int fd, __u64 time, __u64 cookie, __u64 *handle)
-{
-	struct timeq_insert in = {
-		.size = sizeof(in), .time = time, .cookie = cookie,
-	};
-	int ret = ioctl(fd, TIMEQ_INSERT, &in);
-
-	if (!ret && handle)
-		*handle = in.handle;
-	return ret;
-}
-
-static int delete(int fd, __u64 handle)
-{
-	struct timeq_delete del = { .size = sizeof(del), .handle = handle };
-
-	return ioctl(fd, TIMEQ_DELETE, &del);
-}
-
-static int update(int fd, __u64 handle, __u64 time)
-{
-	struct timeq_update up = {
-		.size = sizeof(up), .handle = handle, .time = time,
-	};
-
-	return ioctl(fd, TIMEQ_UPDATE, &up);
-}
-
-static int element(int fd, unsigned long cmd, struct timeq_element *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->size = sizeof(*e);
-	return ioctl(fd, cmd, e);
-}
-
-/* TIMEQ_ADVANCE: how many expired, or -1. */
-static int advance(int fd, __u64 time)
-{
-	struct timeq_advance adv = { .size = sizeof(adv), .time = time };
-
-	return ioctl(fd, TIMEQ_ADVANCE, &adv);
-}
-
-/* TIMEQ_BATCH of @count entries of struct timeq_op: how many applied, or -1. */
-static int batch(int fd, struct timeq_op *ops, __u32 count)
-{
-	struct timeq_batch b = {
-		.size = sizeof(b), .count = count, .ops = (uintptr_t)ops,
-		.entry_len = sizeof(*ops),
-	};
-
-	return ioctl(fd, TIMEQ_BATCH, &b);
-}
-
-static struct timeq_stats stats(int fd)
-{
-	struct timeq_stats st = { .size = sizeof(st) };
-
-	if (ioctl(fd, TIMEQ_STATS, &st))
-		st.size = 0;
-	return st;
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int write_file(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static unsigned long long read_param(const char *name)
-{
-	char path[128], buf[32];
-
-	snprintf(path, sizeof(path), PARAM "%s", name);
-	if (read_file(path, buf, sizeof(buf)))
-		return 0;
-	return strtoull(buf, NULL, 0);
-}
-
 FIXTURE(dev) {
 	int fd;
 };
 
 FIXTURE_SETUP(dev)
 {
-	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
-	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", DEV, strerror(errno));
+	self->fd = open(TQ_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_GE(self->fd, 0) TH_LOG("open %s: %s", TQ_DEV, strerror(errno));
 }
 
 FIXTURE_TEARDOWN(dev)
@@ -319,20 +190,20 @@ FIXTURE_TEARDOWN(dev)
 
 TEST_F(dev, configure_once)
 {
-	struct timeq_stats st = stats(self->fd);
+	struct timeq_stats st = tq_stats(self->fd);
 
 	ASSERT_EQ(sizeof(st), st.size);
 	EXPECT_EQ(0, st.configured);
 	EXPECT_EQ(0, st.horizon);
-	ASSERT_EQ(0, configure_manual(self->fd, 100, 1000, 0));
-	EXPECT_EQ(-1, configure_manual(self->fd, 100, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 100, 1000, 0));
+	EXPECT_EQ(-1, tq_configure_manual(self->fd, 100, 1000, 0));
 	EXPECT_EQ(EBUSY, errno);
-	st = stats(self->fd);
+	st = tq_stats(self->fd);
 	EXPECT_EQ(1, st.configured);
 	EXPECT_EQ(100, st.now);
 	EXPECT_EQ(1000, st.horizon);
 	EXPECT_EQ(TIMEQ_CLOCK_MANUAL, st.clock);
-	EXPECT_EQ(read_param("default_elements"), st.max_elements);
+	EXPECT_EQ(tq_param("default_elements"), st.max_elements);
 }
 
 /* Every command but TIMEQ_CONFIGURE and TIMEQ_STATS, and read(). */
@@ -372,7 +243,7 @@ TEST_F(dev, unconfigured)
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EBADFD, errno);
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
-	EXPECT_EQ(0, stats(self->fd).configured);
+	EXPECT_EQ(0, tq_stats(self->fd).configured);
 }
 
 TEST_F(dev, configure_errors)
@@ -384,7 +255,7 @@ TEST_F(dev, configure_errors)
 		struct timeq_configure c;
 		__u64 more;
 	} big = { .c = c };
-	__u64 max_horizon = read_param("max_horizon");
+	__u64 max_horizon = tq_param("max_horizon");
 
 	ASSERT_LT(0, max_horizon);
 	c.horizon = 0;
@@ -417,7 +288,7 @@ TEST_F(dev, configure_errors)
 	c.max_elements = 0xffffffff;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
-	c.max_elements = read_param("max_elements") + 1;
+	c.max_elements = tq_param("max_elements") + 1;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
 	c.max_elements = 0;
@@ -439,7 +310,7 @@ TEST_F(dev, configure_errors)
 	big.more = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &big));
 	EXPECT_EQ(E2BIG, errno);
-	EXPECT_EQ(0, stats(self->fd).configured);
+	EXPECT_EQ(0, tq_stats(self->fd).configured);
 	big.more = 0;
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &big));
 }
@@ -511,10 +382,10 @@ TEST_F(dev, sizes_every_command)
 			EXPECT_EQ(E2BIG, errno) TH_LOG("%s tail not zero", c->name);
 		}
 		/* Nothing changed: the file is as configured, or not. */
-		EXPECT_EQ(pass, stats(self->fd).configured);
-		EXPECT_EQ(0, stats(self->fd).queued);
+		EXPECT_EQ(pass, tq_stats(self->fd).configured);
+		EXPECT_EQ(0, tq_stats(self->fd).queued);
 		if (!pass)
-			ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+			ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	}
 }
 
@@ -527,7 +398,7 @@ TEST_F(dev, sizes_up_to_a_page)
 	struct timeq_element *e = (struct timeq_element *)p;
 
 	ASSERT_FALSE(!p);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	in->size = PAGE;
 	in->time = 7;
 	in->cookie = 70;
@@ -555,30 +426,30 @@ TEST_F(dev, insert_update_delete_min)
 	struct timeq_element e;
 	__u64 h1, h2;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 100, 1000, 0));
-	ASSERT_EQ(0, insert(self->fd, 150, 1, &h1));
-	ASSERT_EQ(0, insert(self->fd, 120, 2, &h2));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 100, 1000, 0));
+	ASSERT_EQ(0, tq_insert(self->fd, 150, 1, &h1));
+	ASSERT_EQ(0, tq_insert(self->fd, 120, 2, &h2));
 	EXPECT_NE(h1, h2);
 	EXPECT_NE(0, h1);
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(h2, e.handle);
 	EXPECT_EQ(120, e.time);
 	EXPECT_EQ(2, e.cookie);
-	ASSERT_EQ(0, update(self->fd, h1, 110));
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	ASSERT_EQ(0, tq_update(self->fd, h1, 110));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(h1, e.handle);
 	EXPECT_EQ(110, e.time);
 	EXPECT_EQ(1, e.cookie);
-	EXPECT_EQ(2, stats(self->fd).queued);
-	ASSERT_EQ(0, delete(self->fd, h1));
-	EXPECT_EQ(-1, delete(self->fd, h1));
+	EXPECT_EQ(2, tq_stats(self->fd).queued);
+	ASSERT_EQ(0, tq_delete(self->fd, h1));
+	EXPECT_EQ(-1, tq_delete(self->fd, h1));
 	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(-1, update(self->fd, h1, 130));
+	EXPECT_EQ(-1, tq_update(self->fd, h1, 130));
 	EXPECT_EQ(ENOENT, errno);
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(h2, e.handle);
-	EXPECT_EQ(1, stats(self->fd).queued);
-	EXPECT_EQ(2, stats(self->fd).inserted);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
+	EXPECT_EQ(2, tq_stats(self->fd).inserted);
 }
 
 TEST_F(dev, window)
@@ -586,77 +457,77 @@ TEST_F(dev, window)
 	struct timeq_element e;
 	__u64 h;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 100, 1000, 0));
-	EXPECT_EQ(-1, insert(self->fd, 99, 0, NULL));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 100, 1000, 0));
+	EXPECT_EQ(-1, tq_insert(self->fd, 99, 0, NULL));
 	EXPECT_EQ(ERANGE, errno);
-	EXPECT_EQ(-1, insert(self->fd, 1100, 0, NULL));
+	EXPECT_EQ(-1, tq_insert(self->fd, 1100, 0, NULL));
 	EXPECT_EQ(ERANGE, errno);
-	EXPECT_EQ(-1, insert(self->fd, ~0ULL, 0, NULL));
+	EXPECT_EQ(-1, tq_insert(self->fd, ~0ULL, 0, NULL));
 	EXPECT_EQ(ERANGE, errno);
-	EXPECT_EQ(0, stats(self->fd).queued);
-	EXPECT_EQ(0, stats(self->fd).inserted);
-	ASSERT_EQ(0, insert(self->fd, 1099, 5, &h));
-	EXPECT_EQ(-1, update(self->fd, h, 1100));
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
+	EXPECT_EQ(0, tq_stats(self->fd).inserted);
+	ASSERT_EQ(0, tq_insert(self->fd, 1099, 5, &h));
+	EXPECT_EQ(-1, tq_update(self->fd, h, 1100));
 	EXPECT_EQ(ERANGE, errno);
-	EXPECT_EQ(-1, update(self->fd, h, 99));
+	EXPECT_EQ(-1, tq_update(self->fd, h, 99));
 	EXPECT_EQ(ERANGE, errno);
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(1099, e.time);
-	ASSERT_EQ(0, update(self->fd, h, 100));
+	ASSERT_EQ(0, tq_update(self->fd, h, 100));
 }
 
 TEST_F(dev, handles_stale_and_foreign)
 {
-	int other = open(DEV, O_RDWR);
+	int other = open(TQ_DEV, O_RDWR);
 	__u64 h, mine, again;
 
 	ASSERT_GE(other, 0);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, configure_manual(other, 0, 1000, 0));
-	ASSERT_EQ(0, insert(other, 10, 0, &h));
-	ASSERT_EQ(0, insert(self->fd, 10, 0, &mine));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(other, 0, 1000, 0));
+	ASSERT_EQ(0, tq_insert(other, 10, 0, &h));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 0, &mine));
 	/* Generations start at random: a match is a 2^-32 chance. */
 	if (h != mine) {
-		EXPECT_EQ(-1, delete(self->fd, h));
+		EXPECT_EQ(-1, tq_delete(self->fd, h));
 		EXPECT_EQ(ENOENT, errno);
-		EXPECT_EQ(-1, update(self->fd, h, 20));
+		EXPECT_EQ(-1, tq_update(self->fd, h, 20));
 		EXPECT_EQ(ENOENT, errno);
 	}
-	EXPECT_EQ(-1, delete(self->fd, 0));
+	EXPECT_EQ(-1, tq_delete(self->fd, 0));
 	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(-1, delete(self->fd, mine ^ (1ULL << 32)));
+	EXPECT_EQ(-1, tq_delete(self->fd, mine ^ (1ULL << 32)));
 	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(-1, delete(self->fd, mine + 1));
+	EXPECT_EQ(-1, tq_delete(self->fd, mine + 1));
 	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(1, stats(self->fd).queued);
-	EXPECT_EQ(1, stats(other).queued);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
+	EXPECT_EQ(1, tq_stats(other).queued);
 	/* A deleted element's index is used again, with another generation. */
-	ASSERT_EQ(0, delete(self->fd, mine));
-	ASSERT_EQ(0, insert(self->fd, 10, 0, &again));
+	ASSERT_EQ(0, tq_delete(self->fd, mine));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 0, &again));
 	EXPECT_EQ((__u32)mine, (__u32)again);
 	EXPECT_NE(mine, again);
-	EXPECT_EQ(-1, delete(self->fd, mine));
+	EXPECT_EQ(-1, tq_delete(self->fd, mine));
 	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(0, delete(self->fd, again));
-	EXPECT_EQ(0, delete(other, h));
+	EXPECT_EQ(0, tq_delete(self->fd, again));
+	EXPECT_EQ(0, tq_delete(other, h));
 	close(other);
 }
 
 /* A file's handles do not move with another file's inserts. */
 TEST_F(dev, handles_leak_nothing)
 {
-	int other = open(DEV, O_RDWR), i;
+	int other = open(TQ_DEV, O_RDWR), i;
 	__u64 h[4];
 
 	ASSERT_GE(other, 0);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, configure_manual(other, 0, 1000, 0));
-	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[0]));
-	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[1]));
-	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[2]));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(other, 0, 1000, 0));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 0, &h[0]));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 0, &h[1]));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 0, &h[2]));
 	for (i = 0; i < 100; i++)
-		ASSERT_EQ(0, insert(other, 10, 0, NULL));
-	ASSERT_EQ(0, insert(self->fd, 10, 0, &h[3]));
+		ASSERT_EQ(0, tq_insert(other, 10, 0, NULL));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 0, &h[3]));
 	/* The generation moved as much with the other's 100 as without. */
 	EXPECT_EQ((__u32)((h[1] >> 32) - (h[0] >> 32)),
 		  (__u32)((h[3] >> 32) - (h[2] >> 32)));
@@ -668,24 +539,24 @@ TEST_F(dev, delete_min)
 	struct timeq_element e;
 	__u64 h1, h2;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	EXPECT_EQ(-1, element(self->fd, TIMEQ_DELETE_MIN, &e));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	EXPECT_EQ(-1, tq_element(self->fd, TIMEQ_DELETE_MIN, &e));
 	EXPECT_EQ(ENODATA, errno);
-	EXPECT_EQ(-1, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(-1, tq_element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(ENODATA, errno);
-	ASSERT_EQ(0, insert(self->fd, 30, 3, &h1));
-	ASSERT_EQ(0, insert(self->fd, 20, 2, &h2));
-	ASSERT_EQ(0, element(self->fd, TIMEQ_DELETE_MIN, &e));
+	ASSERT_EQ(0, tq_insert(self->fd, 30, 3, &h1));
+	ASSERT_EQ(0, tq_insert(self->fd, 20, 2, &h2));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_DELETE_MIN, &e));
 	EXPECT_EQ(h2, e.handle);
 	EXPECT_EQ(20, e.time);
 	EXPECT_EQ(2, e.cookie);
-	EXPECT_EQ(20, stats(self->fd).now);
-	EXPECT_EQ(-1, delete(self->fd, h2));
+	EXPECT_EQ(20, tq_stats(self->fd).now);
+	EXPECT_EQ(-1, tq_delete(self->fd, h2));
 	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(-1, insert(self->fd, 19, 0, NULL));
+	EXPECT_EQ(-1, tq_insert(self->fd, 19, 0, NULL));
 	EXPECT_EQ(ERANGE, errno);
-	EXPECT_EQ(0, stats(self->fd).events);
-	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(0, tq_stats(self->fd).events);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
 }
 
 TEST_F(dev, advance_read_poll)
@@ -698,31 +569,31 @@ TEST_F(dev, advance_read_poll)
 
 	ASSERT_GE(ep, 0);
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &eev));
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, insert(self->fd, 50, 500, &h[0]));
-	ASSERT_EQ(0, insert(self->fd, 10, 100, &h[1]));
-	ASSERT_EQ(0, insert(self->fd, 10, 101, &h[2]));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_insert(self->fd, 50, 500, &h[0]));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 100, &h[1]));
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 101, &h[2]));
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
 	EXPECT_EQ(0, epoll_wait(ep, &got, 1, 0));
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 
-	EXPECT_EQ(2, advance(self->fd, 50));
-	EXPECT_EQ(50, stats(self->fd).now);
-	EXPECT_EQ(2, stats(self->fd).events);
-	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(2, tq_advance(self->fd, 50));
+	EXPECT_EQ(50, tq_stats(self->fd).now);
+	EXPECT_EQ(2, tq_stats(self->fd).events);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
 	EXPECT_EQ(1, poll(&pfd, 1, 0));
 	EXPECT_EQ(POLLIN, pfd.revents);
 	EXPECT_EQ(1, epoll_wait(ep, &got, 1, 0));
 	/* A clock that does not move on expires nothing. */
-	EXPECT_EQ(0, advance(self->fd, 50));
-	EXPECT_EQ(0, advance(self->fd, 3));
-	EXPECT_EQ(50, stats(self->fd).now);
+	EXPECT_EQ(0, tq_advance(self->fd, 50));
+	EXPECT_EQ(0, tq_advance(self->fd, 3));
+	EXPECT_EQ(50, tq_stats(self->fd).now);
 	/* Expired: the handles are stale; the events still carry them. */
-	EXPECT_EQ(-1, delete(self->fd, h[1]));
+	EXPECT_EQ(-1, tq_delete(self->fd, h[1]));
 	EXPECT_EQ(ENOENT, errno);
-	EXPECT_EQ(-1, update(self->fd, h[1], 60));
+	EXPECT_EQ(-1, tq_update(self->fd, h[1], 60));
 	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev[0]) - 1));
 	EXPECT_EQ(EINVAL, errno);
@@ -738,8 +609,8 @@ TEST_F(dev, advance_read_poll)
 	EXPECT_EQ(-1, read(self->fd, ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
-	EXPECT_EQ(1, stats(self->fd).queued);
-	EXPECT_EQ(2, stats(self->fd).expired);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
+	EXPECT_EQ(2, tq_stats(self->fd).expired);
 	close(ep);
 }
 
@@ -753,14 +624,14 @@ TEST_F(dev, event_size)
 	unsigned char buf[2 * 48 + 40];
 	unsigned char *page = (unsigned char *)pages(1);
 	struct timeq_event ev;
-	int other = open(DEV, O_RDWR), i;
+	int other = open(TQ_DEV, O_RDWR), i;
 	__u64 h[3];
 
 	ASSERT_GE(other, 0);
 	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, insert(self->fd, 5 + i, 50 + i, &h[i]));
-	ASSERT_EQ(3, advance(self->fd, 10));
+		ASSERT_EQ(0, tq_insert(self->fd, 5 + i, 50 + i, &h[i]));
+	ASSERT_EQ(3, tq_advance(self->fd, 10));
 	EXPECT_EQ(-1, read(self->fd, buf, 47));
 	EXPECT_EQ(EINVAL, errno);
 	memset(buf, 0xff, sizeof(buf));
@@ -782,8 +653,8 @@ TEST_F(dev, event_size)
 	/* The largest event size, a page. */
 	c.event_size = PAGE;
 	ASSERT_EQ(0, ioctl(other, TIMEQ_CONFIGURE, &c));
-	ASSERT_EQ(0, insert(other, 1, 9, NULL));
-	ASSERT_EQ(1, advance(other, 2));
+	ASSERT_EQ(0, tq_insert(other, 1, 9, NULL));
+	ASSERT_EQ(1, tq_advance(other, 2));
 	ASSERT_FALSE(!page);
 	memset(page, 0xff, PAGE);
 	ASSERT_EQ(PAGE, read(other, page, PAGE));
@@ -799,21 +670,21 @@ TEST_F(dev, cap_counts_unread_events)
 	struct timeq_event ev[4];
 	int i;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 4));
-	EXPECT_EQ(4, stats(self->fd).max_elements);
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 4));
+	EXPECT_EQ(4, tq_stats(self->fd).max_elements);
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, insert(self->fd, 10 + i, i, NULL));
-	EXPECT_EQ(-1, insert(self->fd, 10, 9, NULL));
+		ASSERT_EQ(0, tq_insert(self->fd, 10 + i, i, NULL));
+	EXPECT_EQ(-1, tq_insert(self->fd, 10, 9, NULL));
 	EXPECT_EQ(ENOSPC, errno);
-	ASSERT_EQ(2, advance(self->fd, 12));
-	EXPECT_EQ(-1, insert(self->fd, 20, 9, NULL));
+	ASSERT_EQ(2, tq_advance(self->fd, 12));
+	EXPECT_EQ(-1, tq_insert(self->fd, 20, 9, NULL));
 	EXPECT_EQ(ENOSPC, errno);
 	ASSERT_EQ(2 * sizeof(ev[0]), read(self->fd, ev, sizeof(ev)));
-	EXPECT_EQ(0, insert(self->fd, 20, 9, NULL));
-	EXPECT_EQ(0, insert(self->fd, 20, 9, NULL));
-	EXPECT_EQ(-1, insert(self->fd, 20, 9, NULL));
+	EXPECT_EQ(0, tq_insert(self->fd, 20, 9, NULL));
+	EXPECT_EQ(0, tq_insert(self->fd, 20, 9, NULL));
+	EXPECT_EQ(-1, tq_insert(self->fd, 20, 9, NULL));
 	EXPECT_EQ(ENOSPC, errno);
-	EXPECT_EQ(6, stats(self->fd).inserted);
+	EXPECT_EQ(6, tq_stats(self->fd).inserted);
 }
 
 /* A blocking read() waits until a signal; then EINTR, nothing consumed. */
@@ -831,7 +702,7 @@ TEST_F(dev, read_interrupted)
 	}, off = { };
 	struct timeq_event ev;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));	/* no SA_RESTART */
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
@@ -839,8 +710,8 @@ TEST_F(dev, read_interrupted)
 	ASSERT_EQ(0, setitimer(ITIMER_REAL, &off, NULL));
 	ASSERT_EQ(0, sigaction(SIGALRM, &old, NULL));
 	/* A waiting read() returns the event that comes. */
-	ASSERT_EQ(0, insert(self->fd, 3, 33, NULL));
-	ASSERT_EQ(1, advance(self->fd, 4));
+	ASSERT_EQ(0, tq_insert(self->fd, 3, 33, NULL));
+	ASSERT_EQ(1, tq_advance(self->fd, 4));
 	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(33, ev.cookie);
 }
@@ -860,8 +731,8 @@ TEST_F(dev, batch_stops_at_first_failure)
 		.entry_len = sizeof(ops[0]),
 	};
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	EXPECT_EQ(0, batch(self->fd, ops, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	EXPECT_EQ(0, tq_batch(self->fd, ops, 0));
 	ASSERT_EQ(2, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(0, ops[0].result);
 	EXPECT_EQ(0, ops[1].result);
@@ -870,8 +741,8 @@ TEST_F(dev, batch_stops_at_first_failure)
 	EXPECT_EQ(-ENOENT, ops[2].result);
 	EXPECT_EQ(0, ops[3].result);
 	EXPECT_EQ(0, ops[3].handle);
-	EXPECT_EQ(2, stats(self->fd).queued);
-	EXPECT_EQ(2, stats(self->fd).inserted);
+	EXPECT_EQ(2, tq_stats(self->fd).queued);
+	EXPECT_EQ(2, tq_stats(self->fd).inserted);
 	/* The handles it returned work. */
 	ops[0].op = TIMEQ_OP_UPDATE;
 	ops[0].time = 40;
@@ -879,17 +750,17 @@ TEST_F(dev, batch_stops_at_first_failure)
 	ops[1].op = TIMEQ_OP_DELETE;
 	ops[1].time = 0;
 	ops[1].cookie = 0;
-	ASSERT_EQ(2, batch(self->fd, ops, 2));
+	ASSERT_EQ(2, tq_batch(self->fd, ops, 2));
 	EXPECT_EQ(0, ops[0].result);
 	EXPECT_EQ(0, ops[1].result);
-	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
 	ops[0].op = 99;
-	ASSERT_EQ(0, batch(self->fd, ops, 1));
+	ASSERT_EQ(0, tq_batch(self->fd, ops, 1));
 	EXPECT_EQ(-EOPNOTSUPP, ops[0].result);
 	b.count = 4097;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(1, stats(self->fd).queued);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
 }
 
 /* Every errno an operation of a batch can have, and nothing applied for it. */
@@ -898,8 +769,8 @@ TEST_F(dev, batch_errors)
 	struct timeq_op op;
 	__u64 h;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 100, 100, 2));
-	ASSERT_EQ(0, insert(self->fd, 150, 0, &h));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 100, 100, 2));
+	ASSERT_EQ(0, tq_insert(self->fd, 150, 0, &h));
 #define ONE(_op, _handle, _time, _cookie, _errno) do {			\
 		int __errno = (_errno);					\
 									\
@@ -908,7 +779,7 @@ TEST_F(dev, batch_errors)
 		op.handle = _handle;					\
 		op.time = _time;					\
 		op.cookie = _cookie;					\
-		EXPECT_EQ(!__errno, batch(self->fd, &op, 1));		\
+		EXPECT_EQ(!__errno, tq_batch(self->fd, &op, 1));		\
 		EXPECT_EQ(-__errno, op.result);				\
 	} while (0)
 	ONE(TIMEQ_OP_INSERT, 0, 99, 0, ERANGE);
@@ -932,11 +803,11 @@ TEST_F(dev, batch_errors)
 	op.op = TIMEQ_OP_DELETE;
 	op.handle = h;
 	op.result = 1;
-	EXPECT_EQ(0, batch(self->fd, &op, 1));
+	EXPECT_EQ(0, tq_batch(self->fd, &op, 1));
 	EXPECT_EQ(-EINVAL, op.result);
-	EXPECT_EQ(2, stats(self->fd).queued);
-	EXPECT_EQ(2, stats(self->fd).inserted);
-	EXPECT_EQ(100, stats(self->fd).now);
+	EXPECT_EQ(2, tq_stats(self->fd).queued);
+	EXPECT_EQ(2, tq_stats(self->fd).inserted);
+	EXPECT_EQ(100, tq_stats(self->fd).now);
 }
 
 /* Entries larger than struct timeq_op: the excess must be zero. */
@@ -955,14 +826,14 @@ TEST_F(dev, batch_entry_len)
 		.entry_len = sizeof(ops[0]),
 	};
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 100, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 100, 0));
 	ASSERT_EQ(2, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_NE(0, ops[0].op.handle);
 	EXPECT_NE(0, ops[1].op.handle);
 	EXPECT_EQ(0, ops[1].op.result);
 	EXPECT_EQ(-E2BIG, ops[2].op.result);
 	EXPECT_EQ(0, ops[2].op.handle);
-	EXPECT_EQ(2, stats(self->fd).queued);
+	EXPECT_EQ(2, tq_stats(self->fd).queued);
 	b.entry_len = TIMEQ_OP_SIZE_VER0 - 8;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(EINVAL, errno);
@@ -976,7 +847,7 @@ TEST_F(dev, batch_entry_len)
 	b.__reserved = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(2, stats(self->fd).queued);
+	EXPECT_EQ(2, tq_stats(self->fd).queued);
 }
 
 /* --- results that cannot be written --- */
@@ -998,12 +869,12 @@ TEST_F(dev, readonly_results_change_nothing)
 	struct timeq_advance *adv = (struct timeq_advance *)(p + 384);
 	struct timeq_configure *c = (struct timeq_configure *)(p + 448);
 	struct timeq_element got;
-	int i, other = open(DEV, O_RDWR);
+	int i, other = open(TQ_DEV, O_RDWR);
 	__u64 h, h2;
 
 	ASSERT_GE(other, 0);
 	ASSERT_FALSE(!p);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 1));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 1));
 	in->size = sizeof(*in);
 	in->time = 5;
 	in->cookie = 50;
@@ -1018,9 +889,9 @@ TEST_F(dev, readonly_results_change_nothing)
 		EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, in));
 		EXPECT_EQ(EFAULT, errno);
 	}
-	EXPECT_EQ(0, stats(self->fd).queued);
-	EXPECT_EQ(0, stats(self->fd).inserted);
-	ASSERT_EQ(0, insert(self->fd, 5, 50, &h));
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
+	EXPECT_EQ(0, tq_stats(self->fd).inserted);
+	ASSERT_EQ(0, tq_insert(self->fd, 5, 50, &h));
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_MIN, e));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_STATS, st));
@@ -1028,9 +899,9 @@ TEST_F(dev, readonly_results_change_nothing)
 	/* A delete-min that cannot report its element keeps it. */
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_DELETE_MIN, e));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(1, stats(self->fd).queued);
-	EXPECT_EQ(0, stats(self->fd).now);
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &got));
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
+	EXPECT_EQ(0, tq_stats(self->fd).now);
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &got));
 	EXPECT_EQ(h, got.handle);
 	/* Commands without out fields only read. */
 	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
@@ -1042,26 +913,26 @@ TEST_F(dev, readonly_results_change_nothing)
 	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_UPDATE, up));
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_ADVANCE, adv));
-	EXPECT_EQ(6, stats(self->fd).now);
+	EXPECT_EQ(6, tq_stats(self->fd).now);
 	EXPECT_EQ(0, ioctl(other, TIMEQ_CONFIGURE, c));
-	EXPECT_EQ(10, stats(other).horizon);
+	EXPECT_EQ(10, tq_stats(other).horizon);
 	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
 	del->size = sizeof(*del);
 	del->handle = h;
 	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_DELETE, del));
-	EXPECT_EQ(0, stats(self->fd).queued);
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
 	/* The same on the monotonic clock. */
-	ASSERT_EQ(0, insert(other, 5, 0, &h2));
+	ASSERT_EQ(0, tq_insert(other, 5, 0, &h2));
 	close(other);
-	other = open(DEV, O_RDWR);
+	other = open(TQ_DEV, O_RDWR);
 	ASSERT_GE(other, 0);
-	ASSERT_EQ(0, configure_mono(other, 1000000, 1000000));
+	ASSERT_EQ(0, tq_configure_mono(other, 1000000, 1000000, 0));
 	EXPECT_EQ(-1, ioctl(other, TIMEQ_INSERT, in));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(0, stats(other).queued);
-	EXPECT_EQ(0, stats(other).events);
-	EXPECT_EQ(0, stats(other).inserted);
+	EXPECT_EQ(0, tq_stats(other).queued);
+	EXPECT_EQ(0, tq_stats(other).events);
+	EXPECT_EQ(0, tq_stats(other).inserted);
 	close(other);
 }
 
@@ -1078,31 +949,31 @@ TEST_F(dev, readonly_batch_applies_what_it_reports)
 	int i;
 
 	ASSERT_FALSE(!p);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	for (i = 0; i < 6; i++) {
 		ops[i].op = TIMEQ_OP_INSERT;
 		ops[i].time = 10 + i;
 		ops[i].cookie = i;
 	}
 	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_READ));
-	ASSERT_EQ(3, batch(self->fd, ops, 6));
-	EXPECT_EQ(3, stats(self->fd).queued);
-	EXPECT_EQ(3, stats(self->fd).inserted);
+	ASSERT_EQ(3, tq_batch(self->fd, ops, 6));
+	EXPECT_EQ(3, tq_stats(self->fd).queued);
+	EXPECT_EQ(3, tq_stats(self->fd).inserted);
 	EXPECT_EQ(0, ops[3].result);
 	EXPECT_EQ(0, ops[3].handle);
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(0, ops[i].result);
-		EXPECT_EQ(0, delete(self->fd, ops[i].handle));
+		EXPECT_EQ(0, tq_delete(self->fd, ops[i].handle));
 	}
 	/* Entirely read-only: EFAULT, nothing applied. */
 	ops = (struct timeq_op *)(p + PAGE);
-	EXPECT_EQ(-1, batch(self->fd, ops, 2));
+	EXPECT_EQ(-1, tq_batch(self->fd, ops, 2));
 	EXPECT_EQ(EFAULT, errno);
 	/* Not readable at all. */
-	EXPECT_EQ(-1, batch(self->fd, no_access(), 2));
+	EXPECT_EQ(-1, tq_batch(self->fd, no_access(), 2));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(0, stats(self->fd).queued);
-	EXPECT_EQ(3, stats(self->fd).inserted);
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
+	EXPECT_EQ(3, tq_stats(self->fd).inserted);
 }
 
 /* A read() into a buffer that faults part way returns what it wrote. */
@@ -1113,24 +984,24 @@ TEST_F(dev, read_fault_consumes_only_what_it_wrote)
 	int i;
 
 	ASSERT_FALSE(!p);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, insert(self->fd, 1 + i, i, NULL));
-	ASSERT_EQ(3, advance(self->fd, 10));
+		ASSERT_EQ(0, tq_insert(self->fd, 1 + i, i, NULL));
+	ASSERT_EQ(3, tq_advance(self->fd, 10));
 	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_READ));
 	ASSERT_EQ(2 * sizeof(*ev), read(self->fd, ev, 4 * sizeof(*ev)));
 	EXPECT_EQ(0, ev[0].cookie);
 	EXPECT_EQ(1, ev[1].cookie);
-	EXPECT_EQ(1, stats(self->fd).events);
+	EXPECT_EQ(1, tq_stats(self->fd).events);
 	EXPECT_EQ(-1, read(self->fd, p + PAGE, sizeof(*ev)));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(*ev)));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(1, stats(self->fd).events);
+	EXPECT_EQ(1, tq_stats(self->fd).events);
 	ASSERT_EQ(sizeof(*ev), read(self->fd, p, sizeof(*ev)));
 	EXPECT_EQ(2, ((struct timeq_event *)p)->cookie);
-	EXPECT_EQ(0, stats(self->fd).events);
+	EXPECT_EQ(0, tq_stats(self->fd).events);
 }
 
 /*
@@ -1206,7 +1077,7 @@ TEST_F_TIMEOUT(dev, copy_out_race_changes_nothing, SLOW_TIMEOUT)
 	r.flip = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	ASSERT_TRUE(rw != MAP_FAILED);
 	ASSERT_TRUE(r.flip != MAP_FAILED);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, pthread_create(&flipper, NULL, race_flipper, &r));
 	for (i = 0; i < RACE_CALLS; i++) {
 		memset(rw, 0, PAGE);
@@ -1268,7 +1139,7 @@ TEST_F_TIMEOUT(dev, copy_out_race_changes_nothing, SLOW_TIMEOUT)
 			ASSERT_EQ(EFAULT, errno);
 			faults[i % 3]++;
 		}
-		st = stats(self->fd);
+		st = tq_stats(self->fd);
 		ASSERT_EQ(n, st.queued) TH_LOG("call %d", i);
 		ASSERT_EQ(inserted, st.inserted) TH_LOG("call %d", i);
 		ASSERT_EQ(now, st.now) TH_LOG("call %d", i);
@@ -1276,7 +1147,7 @@ TEST_F_TIMEOUT(dev, copy_out_race_changes_nothing, SLOW_TIMEOUT)
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	ASSERT_EQ(0, pthread_join(flipper, &res));
 	EXPECT_TRUE(!res);
-	while (!element(self->fd, TIMEQ_DELETE_MIN, &got)) {
+	while (!tq_element(self->fd, TIMEQ_DELETE_MIN, &got)) {
 		at = race_min(m, n);
 		ASSERT_LE(0, at);
 		EXPECT_EQ(m[at].handle, got.handle);
@@ -1304,8 +1175,8 @@ TEST_F(dev, bad_pointers_every_command)
 		EXPECT_EQ(-1, ioctl(self->fd, commands[i].cmd, no_access()));
 		EXPECT_EQ(EFAULT, errno) TH_LOG("%s PROT_NONE", commands[i].name);
 	}
-	EXPECT_EQ(0, stats(self->fd).configured);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	EXPECT_EQ(0, tq_stats(self->fd).configured);
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	for (i = 1; i < NCOMMANDS; i++) {
 		EXPECT_EQ(-1, ioctl(self->fd, commands[i].cmd, NULL));
 		EXPECT_EQ(EFAULT, errno) TH_LOG("%s NULL", commands[i].name);
@@ -1313,12 +1184,12 @@ TEST_F(dev, bad_pointers_every_command)
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);	/* nothing to copy yet */
-	ASSERT_EQ(0, insert(self->fd, 5, 0, NULL));
-	ASSERT_EQ(1, advance(self->fd, 6));
+	ASSERT_EQ(0, tq_insert(self->fd, 5, 0, NULL));
+	ASSERT_EQ(1, tq_advance(self->fd, 6));
 	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(ev)));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(1, stats(self->fd).events);
-	EXPECT_EQ(0, stats(self->fd).queued);
+	EXPECT_EQ(1, tq_stats(self->fd).events);
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
 }
 
 TEST_F(dev, unknown_commands)
@@ -1358,8 +1229,8 @@ TEST_F(dev, reserved_and_out_fields)
 	unsigned int i;
 	__u64 h;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, insert(self->fd, 5, 0, &h));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_insert(self->fd, 5, 0, &h));
 	del.handle = h;
 	up.handle = h;
 	up.time = 6;
@@ -1399,10 +1270,10 @@ TEST_F(dev, reserved_and_out_fields)
 		EXPECT_EQ(EINVAL, errno) TH_LOG("stats word %u", i / 4);
 	}
 	/* Nothing changed. */
-	EXPECT_EQ(1, stats(self->fd).queued);
-	EXPECT_EQ(1, stats(self->fd).inserted);
-	EXPECT_EQ(0, stats(self->fd).now);
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
+	EXPECT_EQ(1, tq_stats(self->fd).inserted);
+	EXPECT_EQ(0, tq_stats(self->fd).now);
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(5, e.time);
 	EXPECT_EQ(h, e.handle);
 }
@@ -1429,22 +1300,22 @@ TEST_F(dev, stats_queue_figures)
 	struct timeq_stats st, old;
 	int i;
 
-	st = stats(self->fd);
+	st = tq_stats(self->fd);
 	EXPECT_EQ(sizeof(st), st.filled);
 	EXPECT_EQ(0, st.delta);
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 4096, 0));
-	st = stats(self->fd);
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 4096, 0));
+	st = tq_stats(self->fd);
 	EXPECT_EQ(sizeof(st), st.filled);
 	ASSERT_NE(0, st.delta);
 	EXPECT_LE(4096, (__u64)st.delta * st.buckets);
 	/* The current bucket, the next one and a far one. */
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, insert(self->fd, i, i, NULL));
+		ASSERT_EQ(0, tq_insert(self->fd, i, i, NULL));
 	for (i = 0; i < 5; i++)
-		ASSERT_EQ(0, insert(self->fd, st.delta + i, i, NULL));
+		ASSERT_EQ(0, tq_insert(self->fd, st.delta + i, i, NULL));
 	for (i = 0; i < 7; i++)
-		ASSERT_EQ(0, insert(self->fd, 8 * st.delta + i, i, NULL));
-	st = stats(self->fd);
+		ASSERT_EQ(0, tq_insert(self->fd, 8 * st.delta + i, i, NULL));
+	st = tq_stats(self->fd);
 	EXPECT_EQ(10, st.head);
 	EXPECT_EQ(5, st.head2);
 	EXPECT_EQ(7, st.focus + st.calendar);
@@ -1452,8 +1323,8 @@ TEST_F(dev, stats_queue_figures)
 	EXPECT_EQ(0, st.bucket);
 	EXPECT_EQ(0, st.expiry_runs);
 	/* One expiry takes the two near buckets; the clock moves on. */
-	ASSERT_EQ(15, advance(self->fd, 2 * st.delta + 1));
-	st = stats(self->fd);
+	ASSERT_EQ(15, tq_advance(self->fd, 2 * st.delta + 1));
+	st = tq_stats(self->fd);
 	EXPECT_EQ(2, st.bucket);
 	EXPECT_EQ(1, st.expiry_runs);
 	EXPECT_EQ(7, st.head + st.head2 + st.focus + st.calendar);
@@ -1480,13 +1351,13 @@ TEST_F(dev, stats_lateness_monotonic)
 	__u64 now;
 	int i, n = 5;
 
-	ASSERT_EQ(0, configure_mono(self->fd, 1000, 1 << 20));
-	now = mono_ns() / 1000;
+	ASSERT_EQ(0, tq_configure_mono(self->fd, 1000, 1 << 20, 0));
+	now = tq_mono_ns() / 1000;
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, insert(self->fd, now + 1000 * (i + 1), i, NULL));
+		ASSERT_EQ(0, tq_insert(self->fd, now + 1000 * (i + 1), i, NULL));
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
-	st = stats(self->fd);
+	st = tq_stats(self->fd);
 	EXPECT_EQ(n, st.expired);
 	EXPECT_EQ(n, lateness_sum(&st));
 	EXPECT_LE(1, st.expiry_runs);
@@ -1502,26 +1373,26 @@ TEST_F(dev, monotonic_never_early)
 	__u64 now, seen = 0, last = 0;
 	int i, n = 20;
 
-	ASSERT_EQ(0, configure_mono(self->fd, 1000, 10000000));
-	EXPECT_EQ(-1, advance(self->fd, 1));
+	ASSERT_EQ(0, tq_configure_mono(self->fd, 1000, 10000000, 0));
+	EXPECT_EQ(-1, tq_advance(self->fd, 1));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	EXPECT_EQ(-1, element(self->fd, TIMEQ_DELETE_MIN, &e));
+	EXPECT_EQ(-1, tq_element(self->fd, TIMEQ_DELETE_MIN, &e));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	now = mono_ns() / 1000;
+	now = tq_mono_ns() / 1000;
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, insert(self->fd, now + 1000 * (n - i), i, NULL));
-	EXPECT_EQ(-1, insert(self->fd, now + 20000000, 0, NULL));
+		ASSERT_EQ(0, tq_insert(self->fd, now + 1000 * (n - i), i, NULL));
+	EXPECT_EQ(-1, tq_insert(self->fd, now + 20000000, 0, NULL));
 	EXPECT_EQ(ERANGE, errno);
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
-		EXPECT_GE(mono_ns(), ev.time * 1000) TH_LOG("event %d early", i);
+		EXPECT_GE(tq_mono_ns(), ev.time * 1000) TH_LOG("event %d early", i);
 		EXPECT_LE(last, ev.time);
 		last = ev.time;
 		seen |= 1ULL << ev.cookie;
 	}
 	EXPECT_EQ((1ULL << n) - 1, seen);
-	EXPECT_EQ(0, stats(self->fd).queued);
-	EXPECT_EQ(n, stats(self->fd).expired);
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
+	EXPECT_EQ(n, tq_stats(self->fd).expired);
 }
 
 /*
@@ -1538,34 +1409,34 @@ TEST_F(dev, monotonic_window)
 	__u64 tick, asked[3], h;
 	int i, tries, refused = 0;
 
-	ASSERT_EQ(0, configure_mono(self->fd, gran, horizon));
-	tick = mono_ns() / gran;
+	ASSERT_EQ(0, tq_configure_mono(self->fd, gran, horizon, 0));
+	tick = tq_mono_ns() / gran;
 	asked[0] = 0;
 	asked[1] = tick - 1;
 	asked[2] = tick;
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, insert(self->fd, asked[i], i, NULL));
+		ASSERT_EQ(0, tq_insert(self->fd, asked[i], i, NULL));
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
 		EXPECT_LE(asked[ev.cookie], ev.time);
 		EXPECT_LE(tick, ev.time);	/* queued at the clock */
-		EXPECT_GE(mono_ns(), ev.time * gran);
+		EXPECT_GE(tq_mono_ns(), ev.time * gran);
 	}
 	for (tries = 0; tries < 100 && !refused; tries++) {
-		tick = mono_ns() / gran;
-		if (insert(self->fd, tick + horizon + 1, 0, &h))
+		tick = tq_mono_ns() / gran;
+		if (tq_insert(self->fd, tick + horizon + 1, 0, &h))
 			refused = errno;
 		else
-			ASSERT_EQ(0, delete(self->fd, h));
-		if (mono_ns() / gran != tick)
+			ASSERT_EQ(0, tq_delete(self->fd, h));
+		if (tq_mono_ns() / gran != tick)
 			refused = 0;
 	}
 	EXPECT_EQ(ERANGE, refused);
-	ASSERT_EQ(0, insert(self->fd, mono_ns() / gran + horizon - 1, 0, &h));
-	EXPECT_EQ(0, update(self->fd, h, 0));	/* now: it expires */
+	ASSERT_EQ(0, tq_insert(self->fd, tq_mono_ns() / gran + horizon - 1, 0, &h));
+	EXPECT_EQ(0, tq_update(self->fd, h, 0));	/* now: it expires */
 	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(h, ev.handle);
-	EXPECT_EQ(0, stats(self->fd).queued);
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
 }
 
 /*
@@ -1610,16 +1481,16 @@ TEST_F_TIMEOUT(dev, monotonic_expiry_races_delete_and_update, SLOW_TIMEOUT)
 	__u64 tick;
 	struct timeq_stats st;
 
-	ASSERT_EQ(0, configure_mono(self->fd, gran, 1 << 20));
+	ASSERT_EQ(0, tq_configure_mono(self->fd, gran, 1 << 20, 0));
 	for (i = 0; i < EXPIRY_RACE; i++) {
-		tick = mono_ns() / gran;
-		ASSERT_EQ(0, insert(self->fd, tick + i % 7 * 3, i, &handle[i]));
-		if (i % 2 ? !delete(self->fd, handle[i]) :
-			    !update(self->fd, handle[i], tick + (1 << 19))) {
+		tick = tq_mono_ns() / gran;
+		ASSERT_EQ(0, tq_insert(self->fd, tick + i % 7 * 3, i, &handle[i]));
+		if (i % 2 ? !tq_delete(self->fd, handle[i]) :
+			    !tq_update(self->fd, handle[i], tick + (1 << 19))) {
 			fate[i] = i % 2 ? 'd' : 'm';
 			/* Moved 5 s ahead: it is still there to delete. */
 			if (fate[i] == 'm')
-				ASSERT_EQ(0, delete(self->fd, handle[i]));
+				ASSERT_EQ(0, tq_delete(self->fd, handle[i]));
 			moved += fate[i] == 'm';
 		} else {
 			ASSERT_EQ(ENOENT, errno);
@@ -1628,7 +1499,7 @@ TEST_F_TIMEOUT(dev, monotonic_expiry_races_delete_and_update, SLOW_TIMEOUT)
 		}
 	}
 	expect_events(_metadata, self->fd, fate, handle, EXPIRY_RACE, expected);
-	st = stats(self->fd);
+	st = tq_stats(self->fd);
 	EXPECT_EQ(0, st.queued);
 	EXPECT_EQ(0, st.events);
 	EXPECT_EQ(expected, st.expired);
@@ -1640,17 +1511,17 @@ TEST_F_TIMEOUT(dev, monotonic_expiry_races_delete_and_update, SLOW_TIMEOUT)
 	 * to meet the expiry: aimed at it, not synchronised with it, as
 	 * the outcome is checked whatever it is.
 	 */
-	tick = mono_ns() / gran + 100000;
+	tick = tq_mono_ns() / gran + 100000;
 	memset(ops, 0, sizeof(ops));
 	for (i = 0; i < EXPIRY_STORM; i++) {
 		ops[i].op = TIMEQ_OP_INSERT;
 		ops[i].time = tick;
 		ops[i].cookie = i;
 	}
-	ASSERT_EQ(EXPIRY_STORM, batch(self->fd, ops, EXPIRY_STORM));
+	ASSERT_EQ(EXPIRY_STORM, tq_batch(self->fd, ops, EXPIRY_STORM));
 	for (i = 0; i < EXPIRY_STORM; i++)
 		handle[i] = ops[i].handle;
-	while (mono_ns() < (tick - 100) * gran)
+	while (tq_mono_ns() < (tick - 100) * gran)
 		;
 	memset(fate, 'd', sizeof(fate));
 	expected = 0;
@@ -1660,7 +1531,7 @@ TEST_F_TIMEOUT(dev, monotonic_expiry_races_delete_and_update, SLOW_TIMEOUT)
 			ops[j].op = TIMEQ_OP_DELETE;
 			ops[j].handle = handle[j];
 		}
-		ret = batch(self->fd, ops + i, EXPIRY_STORM - i);
+		ret = tq_batch(self->fd, ops + i, EXPIRY_STORM - i);
 		ASSERT_LE(0, ret);
 		j = i + ret;
 		if (j < EXPIRY_STORM) {
@@ -1672,7 +1543,7 @@ TEST_F_TIMEOUT(dev, monotonic_expiry_races_delete_and_update, SLOW_TIMEOUT)
 		}
 	}
 	expect_events(_metadata, self->fd, fate, handle, EXPIRY_STORM, expected);
-	st = stats(self->fd);
+	st = tq_stats(self->fd);
 	EXPECT_EQ(0, st.queued);
 	EXPECT_EQ(0, st.events);
 	EXPECT_EQ(EXPIRY_RACE + EXPIRY_STORM, st.inserted);
@@ -1696,13 +1567,13 @@ TEST_F_TIMEOUT(dev, monotonic_stats_snapshot, SLOW_TIMEOUT)
 	int i;
 
 	memset(seen, 0, sizeof(seen));
-	ASSERT_EQ(0, configure_mono(self->fd, gran, 1 << 24));
-	tick = mono_ns() / gran;
+	ASSERT_EQ(0, tq_configure_mono(self->fd, gran, 1 << 24, 0));
+	tick = tq_mono_ns() / gran;
 	/* A millisecond apart, from 10 ms after the inserts began. */
 	for (i = 0; i < SNAPSHOT_ELEMS; i++)
-		ASSERT_EQ(0, insert(self->fd, tick + 10000 + 1000 * i, i, NULL));
+		ASSERT_EQ(0, tq_insert(self->fd, tick + 10000 + 1000 * i, i, NULL));
 	do {
-		st = stats(self->fd);
+		st = tq_stats(self->fd);
 		ASSERT_EQ(SNAPSHOT_ELEMS, st.queued + st.events)
 			TH_LOG("queued %llu, events %llu",
 			       (unsigned long long)st.queued,
@@ -1741,51 +1612,21 @@ struct failslab {
 static int failslab_on(struct failslab *saved)
 {
 	if (access("/proc/thread-self/fail-nth", W_OK) ||
-	    read_file(FAILSLAB "ignore-gfp-wait", saved->gfp_wait,
+	    tq_read_file(FAILSLAB "ignore-gfp-wait", saved->gfp_wait,
 		      sizeof(saved->gfp_wait)) ||
-	    read_file(FAILSLAB "verbose", saved->verbose,
+	    tq_read_file(FAILSLAB "verbose", saved->verbose,
 		      sizeof(saved->verbose)))
 		return -1;
-	if (write_file(FAILSLAB "ignore-gfp-wait", "N") ||
-	    write_file(FAILSLAB "verbose", "0"))
+	if (tq_write_file(FAILSLAB "ignore-gfp-wait", "N") ||
+	    tq_write_file(FAILSLAB "verbose", "0"))
 		return -1;
 	return 0;
 }
 
 static void failslab_off(struct failslab *saved)
 {
-	write_file(FAILSLAB "ignore-gfp-wait", saved->gfp_wait);
-	write_file(FAILSLAB "verbose", saved->verbose);
-}
-
-/*
- * ioctl(@fd, @cmd, @arg) with the @nth fault-injection point of this
- * thread failing; *@injected says whether the call got that far. -2 if
- * fail-nth could not be set.
- */
-static int ioctl_nth(int fd, unsigned long cmd, void *arg, int nth,
-		     int *injected, int *err)
-{
-	int fail = open("/proc/thread-self/fail-nth", O_RDWR), ret;
-	char buf[16];
-
-	if (fail < 0)
-		return -2;
-	snprintf(buf, sizeof(buf), "%d", nth);
-	if (write(fail, buf, strlen(buf)) != (ssize_t)strlen(buf)) {
-		close(fail);
-		return -2;
-	}
-	ret = ioctl(fd, cmd, arg);
-	*err = errno;
-	memset(buf, 0, sizeof(buf));
-	if (pread(fail, buf, sizeof(buf) - 1, 0) <= 0)
-		ret = -2;
-	*injected = atoi(buf) == 0;
-	if (pwrite(fail, "0", 1, 0) != 1)
-		ret = -2;
-	close(fail);
-	return ret;
+	tq_write_file(FAILSLAB "ignore-gfp-wait", saved->gfp_wait);
+	tq_write_file(FAILSLAB "verbose", saved->verbose);
 }
 
 /* TIMEQ_CONFIGURE with each of its allocations failing in turn. */
@@ -1801,21 +1642,21 @@ TEST(enomem_configure_changes_nothing)
 	if (failslab_on(&saved))
 		SKIP(return, "no failslab or fail-nth in this kernel");
 	for (nth = 1; nth < 100; nth++) {
-		fd = open(DEV, O_RDWR);
+		fd = open(TQ_DEV, O_RDWR);
 		ASSERT_GE(fd, 0);
-		ret = ioctl_nth(fd, TIMEQ_CONFIGURE, &c, nth, &injected, &err);
+		ret = tq_ioctl_nth(fd, TIMEQ_CONFIGURE, &c, nth, &injected, &err);
 		ASSERT_NE(-2, ret);
 		if (ret) {
 			EXPECT_EQ(ENOMEM, err) TH_LOG("allocation %d", nth);
-			EXPECT_EQ(0, stats(fd).configured);
-			EXPECT_EQ(-1, insert(fd, 1, 0, NULL));
+			EXPECT_EQ(0, tq_stats(fd).configured);
+			EXPECT_EQ(-1, tq_insert(fd, 1, 0, NULL));
 			EXPECT_EQ(EBADFD, errno);
 			failed++;
 		}
 		/* Whatever happened, the file can still be configured. */
 		if (ret)
 			EXPECT_EQ(0, ioctl(fd, TIMEQ_CONFIGURE, &c));
-		EXPECT_EQ(0, insert(fd, 0, 0, NULL));
+		EXPECT_EQ(0, tq_insert(fd, 0, 0, NULL));
 		close(fd);
 		if (!ret && !injected)
 			break;
@@ -1841,22 +1682,22 @@ TEST_F(dev, enomem_insert_changes_nothing)
 	struct timeq_stats st;
 	__u64 h;
 
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
-	ASSERT_EQ(0, insert(self->fd, 7, 70, &h));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_insert(self->fd, 7, 70, &h));
 	if (failslab_on(&saved))
 		SKIP(return, "no failslab or fail-nth in this kernel");
 	for (nth = 1; nth < 100; nth++) {
 		in.handle = 0;
-		ret = ioctl_nth(self->fd, TIMEQ_INSERT, &in, nth, &injected, &err);
+		ret = tq_ioctl_nth(self->fd, TIMEQ_INSERT, &in, nth, &injected, &err);
 		ASSERT_NE(-2, ret);
-		st = stats(self->fd);
+		st = tq_stats(self->fd);
 		if (ret) {
 			EXPECT_EQ(ENOMEM, err);
 			EXPECT_EQ(1, st.queued);
 			failed++;
 		} else {
 			EXPECT_EQ(2, st.queued);
-			EXPECT_EQ(0, delete(self->fd, in.handle));
+			EXPECT_EQ(0, tq_delete(self->fd, in.handle));
 		}
 		if (!ret && !injected)
 			break;
@@ -1869,12 +1710,12 @@ TEST_F(dev, enomem_insert_changes_nothing)
 			ops[k].op = TIMEQ_OP_INSERT;
 			ops[k].time = 8 + k;
 		}
-		ret = ioctl_nth(self->fd, TIMEQ_BATCH, &b, nth, &injected, &err);
+		ret = tq_ioctl_nth(self->fd, TIMEQ_BATCH, &b, nth, &injected, &err);
 		ASSERT_LE(0, ret) TH_LOG("batch: %s", strerror(err));
-		st = stats(self->fd);
+		st = tq_stats(self->fd);
 		EXPECT_EQ(1 + ret, st.queued);
 		for (k = 0; k < ret; k++)
-			EXPECT_EQ(0, delete(self->fd, ops[k].handle));
+			EXPECT_EQ(0, tq_delete(self->fd, ops[k].handle));
 		if (ret < 2)
 			EXPECT_EQ(-ENOMEM, ops[ret].result);
 		if (ret == 2 && !injected)
@@ -1882,10 +1723,10 @@ TEST_F(dev, enomem_insert_changes_nothing)
 	}
 	failslab_off(&saved);
 	EXPECT_LT(nth, 100);
-	ASSERT_EQ(0, element(self->fd, TIMEQ_MIN, &e));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
 	EXPECT_EQ(h, e.handle);
-	EXPECT_EQ(1, stats(self->fd).queued);
-	EXPECT_EQ(0, insert(self->fd, 5, 50, NULL));
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
+	EXPECT_EQ(0, tq_insert(self->fd, 5, 50, NULL));
 }
 
 /* --- per-user limits, as uid 65534 --- */
@@ -1900,16 +1741,16 @@ FIXTURE(limits) {
 
 FIXTURE_SETUP(limits)
 {
-	int fd = open(DEV, O_RDWR);
+	int fd = open(TQ_DEV, O_RDWR);
 
 	ASSERT_GE(fd, 0);
 	close(fd);
 	if (geteuid() != 0)
 		SKIP(return, "needs root, to set the limits and become uid %d",
 		     NOBODY);
-	ASSERT_EQ(0, read_file(PARAM "max_user_files", self->files,
+	ASSERT_EQ(0, tq_read_file(TQ_PARAM "max_user_files", self->files,
 			       sizeof(self->files)));
-	ASSERT_EQ(0, read_file(PARAM "max_user_elements", self->elements,
+	ASSERT_EQ(0, tq_read_file(TQ_PARAM "max_user_elements", self->elements,
 			       sizeof(self->elements)));
 	self->saved = 1;
 }
@@ -1917,8 +1758,8 @@ FIXTURE_SETUP(limits)
 FIXTURE_TEARDOWN(limits)
 {
 	if (self->saved) {
-		write_file(PARAM "max_user_files", self->files);
-		write_file(PARAM "max_user_elements", self->elements);
+		tq_write_file(TQ_PARAM "max_user_files", self->files);
+		tq_write_file(TQ_PARAM "max_user_elements", self->elements);
 	}
 }
 
@@ -1954,7 +1795,7 @@ TEST_F(limits, files_per_user)
 	char c;
 	pid_t pid;
 
-	ASSERT_EQ(0, write_file(PARAM "max_user_files", "3"));
+	ASSERT_EQ(0, tq_write_file(TQ_PARAM "max_user_files", "3"));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(ready));
 	pid = fork();
@@ -1964,17 +1805,17 @@ TEST_F(limits, files_per_user)
 
 		become_nobody();
 		for (i = 0; i < 5; i++)
-			CHILD_CHECK((f[i] = open(DEV, O_RDWR)) >= 0);
+			CHILD_CHECK((f[i] = open(TQ_DEV, O_RDWR)) >= 0);
 		for (i = 0; i < 3; i++)
-			CHILD_CHECK(!configure_manual(f[i], 0, 100, 0));
-		CHILD_CHECK(configure_manual(f[3], 0, 100, 0) == -1 &&
+			CHILD_CHECK(!tq_configure_manual(f[i], 0, 100, 0));
+		CHILD_CHECK(tq_configure_manual(f[3], 0, 100, 0) == -1 &&
 			    errno == EMFILE);
-		CHILD_CHECK(stats(f[3]).configured == 0);
+		CHILD_CHECK(tq_stats(f[3]).configured == 0);
 		/* Unconfigured files are not counted, and still work. */
-		CHILD_CHECK(stats(f[4]).size == sizeof(struct timeq_stats));
+		CHILD_CHECK(tq_stats(f[4]).size == sizeof(struct timeq_stats));
 		close(f[0]);
-		CHILD_CHECK(!configure_manual(f[3], 0, 100, 0));
-		CHILD_CHECK(configure_manual(f[4], 0, 100, 0) == -1 &&
+		CHILD_CHECK(!tq_configure_manual(f[3], 0, 100, 0));
+		CHILD_CHECK(tq_configure_manual(f[4], 0, 100, 0) == -1 &&
 			    errno == EMFILE);
 		/* At the limit: root configures a file meanwhile. */
 		CHILD_CHECK(write(ready[1], "r", 1) == 1);
@@ -1982,9 +1823,9 @@ TEST_F(limits, files_per_user)
 		_exit(0);
 	}
 	ASSERT_EQ(1, read(ready[0], &c, 1));
-	fd = open(DEV, O_RDWR);
+	fd = open(TQ_DEV, O_RDWR);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(0, configure_manual(fd, 0, 100, 0));
+	EXPECT_EQ(0, tq_configure_manual(fd, 0, 100, 0));
 	close(fd);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, reap(pid));
@@ -1996,11 +1837,11 @@ TEST_F(limits, files_per_user)
 
 		become_nobody();
 		for (i = 0; i < 3; i++) {
-			CHILD_CHECK((mine = open(DEV, O_RDWR)) >= 0);
-			CHILD_CHECK(!configure_manual(mine, 0, 100, 0));
+			CHILD_CHECK((mine = open(TQ_DEV, O_RDWR)) >= 0);
+			CHILD_CHECK(!tq_configure_manual(mine, 0, 100, 0));
 		}
-		CHILD_CHECK((mine = open(DEV, O_RDWR)) >= 0);
-		CHILD_CHECK(configure_manual(mine, 0, 100, 0) == -1 &&
+		CHILD_CHECK((mine = open(TQ_DEV, O_RDWR)) >= 0);
+		CHILD_CHECK(tq_configure_manual(mine, 0, 100, 0) == -1 &&
 			    errno == EMFILE);
 		_exit(0);
 	}
@@ -2014,7 +1855,7 @@ TEST_F(limits, elements_per_user)
 	char c;
 	pid_t pid;
 
-	ASSERT_EQ(0, write_file(PARAM "max_user_elements", "10"));
+	ASSERT_EQ(0, tq_write_file(TQ_PARAM "max_user_elements", "10"));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, pipe(ready));
 	pid = fork();
@@ -2026,46 +1867,46 @@ TEST_F(limits, elements_per_user)
 		__u64 h = 0;
 
 		become_nobody();
-		CHILD_CHECK((a = open(DEV, O_RDWR | O_NONBLOCK)) >= 0);
-		CHILD_CHECK((b = open(DEV, O_RDWR)) >= 0);
-		CHILD_CHECK(!configure_manual(a, 0, 100, 100));
-		CHILD_CHECK(!configure_manual(b, 0, 100, 100));
+		CHILD_CHECK((a = open(TQ_DEV, O_RDWR | O_NONBLOCK)) >= 0);
+		CHILD_CHECK((b = open(TQ_DEV, O_RDWR)) >= 0);
+		CHILD_CHECK(!tq_configure_manual(a, 0, 100, 100));
+		CHILD_CHECK(!tq_configure_manual(b, 0, 100, 100));
 		for (i = 0; i < 6; i++)
-			CHILD_CHECK(!insert(a, 10 + i, i, i ? NULL : &h));
+			CHILD_CHECK(!tq_insert(a, 10 + i, i, i ? NULL : &h));
 		for (i = 0; i < 4; i++)
-			CHILD_CHECK(!insert(b, 10 + i, i, NULL));
-		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
-		CHILD_CHECK(insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
-		CHILD_CHECK(batch(b, &op, 1) == 0 && op.result == -ENOSPC);
-		CHILD_CHECK(stats(a).queued == 6 && stats(b).queued == 4);
+			CHILD_CHECK(!tq_insert(b, 10 + i, i, NULL));
+		CHILD_CHECK(tq_insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(tq_insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(tq_batch(b, &op, 1) == 0 && op.result == -ENOSPC);
+		CHILD_CHECK(tq_stats(a).queued == 6 && tq_stats(b).queued == 4);
 		/* A delete gives one back, to any of its files. */
-		CHILD_CHECK(!delete(a, h));
-		CHILD_CHECK(!insert(b, 20, 0, NULL));
-		CHILD_CHECK(insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(!tq_delete(a, h));
+		CHILD_CHECK(!tq_insert(b, 20, 0, NULL));
+		CHILD_CHECK(tq_insert(b, 20, 0, NULL) == -1 && errno == ENOSPC);
 		/* Unread events still count; read ones do not. */
-		CHILD_CHECK(advance(a, 13) == 2);
-		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(tq_advance(a, 13) == 2);
+		CHILD_CHECK(tq_insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
 		CHILD_CHECK(read(a, ev, sizeof(ev)) == 2 * sizeof(ev[0]));
-		CHILD_CHECK(!insert(a, 20, 0, NULL));
-		CHILD_CHECK(!insert(a, 20, 0, NULL));
-		CHILD_CHECK(insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(!tq_insert(a, 20, 0, NULL));
+		CHILD_CHECK(!tq_insert(a, 20, 0, NULL));
+		CHILD_CHECK(tq_insert(a, 20, 0, NULL) == -1 && errno == ENOSPC);
 		/* Closing a file gives back all of its elements. */
 		close(a);
 		for (i = 0; i < 5; i++)
-			CHILD_CHECK(!insert(b, 30, 0, NULL));
-		CHILD_CHECK(insert(b, 30, 0, NULL) == -1 && errno == ENOSPC);
-		CHILD_CHECK(stats(b).queued == 10);
+			CHILD_CHECK(!tq_insert(b, 30, 0, NULL));
+		CHILD_CHECK(tq_insert(b, 30, 0, NULL) == -1 && errno == ENOSPC);
+		CHILD_CHECK(tq_stats(b).queued == 10);
 		CHILD_CHECK(write(ready[1], "r", 1) == 1);
 		CHILD_CHECK(read(go[0], &c, 1) == 1);
 		_exit(0);
 	}
 	/* While uid 65534 is at its limit, root is not. */
 	ASSERT_EQ(1, read(ready[0], &c, 1));
-	fd = open(DEV, O_RDWR);
+	fd = open(TQ_DEV, O_RDWR);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, configure_manual(fd, 0, 100, 100));
+	ASSERT_EQ(0, tq_configure_manual(fd, 0, 100, 100));
 	for (i = 0; i < 10; i++)
-		EXPECT_EQ(0, insert(fd, 10, 0, NULL));
+		EXPECT_EQ(0, tq_insert(fd, 10, 0, NULL));
 	close(fd);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	EXPECT_EQ(0, reap(pid));
@@ -2102,14 +1943,14 @@ static void *worker_run(void *arg)
 		struct model_elem *m = &w->elem[rand_r(&w->seed) % THREAD_ELEMS];
 		__u64 t;
 
-		st = stats(w->fd);
+		st = tq_stats(w->fd);
 		t = st.now + rand_r(&w->seed) % 500;
 		k = rand_r(&w->seed) % 16;
 		if (!m->live) {
 			/* Insert; a clock moved on by thread 0 may refuse t. */
 			__u64 cookie = (__u64)w->id << 32 | i;
 
-			if (!insert(w->fd, t, cookie, &m->handle)) {
+			if (!tq_insert(w->fd, t, cookie, &m->handle)) {
 				m->time = t;
 				m->cookie = cookie;
 				m->live = 1;
@@ -2117,19 +1958,19 @@ static void *worker_run(void *arg)
 				w->failed = errno;
 			}
 		} else if (k < 6) {
-			if (!update(w->fd, m->handle, t))
+			if (!tq_update(w->fd, m->handle, t))
 				m->time = t;
 			else if (errno != ENOENT && errno != ERANGE)
 				w->failed = errno;
 		} else if (k < 10) {
-			if (!delete(w->fd, m->handle))
+			if (!tq_delete(w->fd, m->handle))
 				m->live = 0;
 			else if (errno != ENOENT)
 				w->failed = errno;
 			/* ENOENT: it expired, and its event will say so. */
 		} else if (k == 10 && w->id == 0 && i < THREAD_OPS * 9 / 10) {
 			/* The clock stops for the last tenth: some stay queued. */
-			if (advance(w->fd, st.now + rand_r(&w->seed) % 50) < 0)
+			if (tq_advance(w->fd, st.now + rand_r(&w->seed) % 50) < 0)
 				w->failed = errno;
 		}
 	}
@@ -2154,12 +1995,12 @@ TEST_F_TIMEOUT(dev, threads_against_models, SLOW_TIMEOUT)
 	pthread_t thread[THREADS];
 	struct timeq_element e;
 	struct timeq_event ev;
-	__u64 found = 0, want = 0, last = 0, events = 0, t0 = mono_ns();
+	__u64 found = 0, want = 0, last = 0, events = 0, t0 = tq_mono_ns();
 	int i, at;
 
 	memset(w, 0, sizeof(w));
 	memset(seen, 0, sizeof(seen));
-	ASSERT_EQ(0, configure_manual(self->fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	for (i = 0; i < THREADS; i++) {
 		w[i].fd = self->fd;
 		w[i].id = i;
@@ -2187,7 +2028,7 @@ TEST_F_TIMEOUT(dev, threads_against_models, SLOW_TIMEOUT)
 		events++;
 	}
 	EXPECT_EQ(EAGAIN, errno);
-	while (!element(self->fd, TIMEQ_DELETE_MIN, &e)) {
+	while (!tq_element(self->fd, TIMEQ_DELETE_MIN, &e)) {
 		at = find(w, e.handle);
 		ASSERT_LE(0, at) TH_LOG("an element no thread has");
 		struct model_elem *m = &w[at / THREAD_ELEMS].elem[at % THREAD_ELEMS];
@@ -2206,7 +2047,7 @@ TEST_F_TIMEOUT(dev, threads_against_models, SLOW_TIMEOUT)
 	TH_LOG("%d threads x %d ops: %llu elements left, %llu of them as events, in %llu ms",
 	       THREADS, THREAD_OPS, (unsigned long long)want,
 	       (unsigned long long)events,
-	       (unsigned long long)(mono_ns() - t0) / 1000000);
+	       (unsigned long long)(tq_mono_ns() - t0) / 1000000);
 }
 
 /* --- debugfs --- */
@@ -2286,13 +2127,13 @@ TEST(debugfs_shows_counts_only)
 	dir = opendir(DEBUGFS "queues");
 	if (!dir)
 		SKIP(return, "no " DEBUGFS "queues: debugfs not mounted");
-	fd = open(DEV, O_RDWR);
+	fd = open(TQ_DEV, O_RDWR);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, configure_manual(fd, 0, 1 << 12, 0));
+	ASSERT_EQ(0, tq_configure_manual(fd, 0, 1 << 12, 0));
 	for (i = 0; i < 37; i++)
-		ASSERT_EQ(0, insert(fd, 3 * i, i, NULL));
-	ASSERT_EQ(2, advance(fd, 4));
-	st = stats(fd);
+		ASSERT_EQ(0, tq_insert(fd, 3 * i, i, NULL));
+	ASSERT_EQ(2, tq_advance(fd, 4));
+	st = tq_stats(fd);
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -2347,15 +2188,15 @@ TEST(debugfs_shows_counts_only)
 
 TEST(close_with_events_unread)
 {
-	int fd = open(DEV, O_RDWR), i;
+	int fd = open(TQ_DEV, O_RDWR), i;
 
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, configure_manual(fd, 0, 1000, 0));
+	ASSERT_EQ(0, tq_configure_manual(fd, 0, 1000, 0));
 	for (i = 0; i < 100; i++)
-		ASSERT_EQ(0, insert(fd, i, i, NULL));
-	ASSERT_EQ(50, advance(fd, 50));
-	EXPECT_EQ(50, stats(fd).events);
-	EXPECT_EQ(50, stats(fd).queued);
+		ASSERT_EQ(0, tq_insert(fd, i, i, NULL));
+	ASSERT_EQ(50, tq_advance(fd, 50));
+	EXPECT_EQ(50, tq_stats(fd).events);
+	EXPECT_EQ(50, tq_stats(fd).queued);
 	/* kmemleak, at the end of the run, sees whether close freed them. */
 	EXPECT_EQ(0, close(fd));
 }
