@@ -841,6 +841,12 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 
 	/* The model's verdict: first the structure, then the file. */
 	in = copy_in_errno(&pl, bytes, usize, ci->ksize, ci->min);
+	/*
+	 * The kernel reads @usize bytes and takes the rest of its structure
+	 * as zero: so does the model, whatever lies in memory past them.
+	 */
+	if (usize < ci->ksize)
+		memset((char *)k + usize, 0, ci->ksize - usize);
 	if (in) {
 		want = in;
 	} else if (ci->gated && s->kind == S_UNCONFIGURED) {
