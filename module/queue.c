@@ -122,12 +122,13 @@
  *    which every minimum of that bucket is a bitmap search again.
  *
  * A bucket list is in order of time while nothing joins it out of turn:
- * the bit is cleared by an append earlier than the list's tail, set again
- * when the list empties. Times that only grow (refreshed time-outs, a
- * bucket of one time) keep it; so does EVICT, which hands the focus back
- * to its bucket list in order, when a bucket list earlier than the focus
- * bucket and longer than TIMEQ_WALK needs the focus, so that the evicted
- * bucket needs no walk when it is the earliest again. So every node pays
+ * the bit is set by a node joining an empty list and cleared by an append
+ * earlier than the list's tail (the bit of an empty list means nothing).
+ * Times that only grow (refreshed time-outs, a bucket of one time) keep
+ * it; so does EVICT, which hands the focus back to its bucket list in
+ * order, when a bucket list earlier than the focus bucket and longer than
+ * TIMEQ_WALK needs the focus, so that the evicted bucket needs no walk
+ * when it is the earliest again. So every node pays
  * O(1) for its insertion, O(1) for each head it is pulled into, and O(1)
  * for each spread into the focus it waits for. The one sequence that is not
  * O(1) amortised repeats: a node inserted out of time order into an evicted
@@ -239,20 +240,49 @@ VISIBLE_IF_KUNIT void timeq_bitmap_set(struct timeq_bitmap *map, unsigned long b
 }
 EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_set);
 
-VISIBLE_IF_KUNIT void timeq_bitmap_clear(struct timeq_bitmap *map, unsigned long bit)
+/* Clear the bits above word @bit / BITS_PER_LONG of level 0, now empty. */
+static void tq_bitmap_clear_above(struct timeq_bitmap *map, unsigned long bit)
 {
 	unsigned int level;
 
-	for (level = 0; level < map->levels; level++) {
-		unsigned long *word = &map->level[level][bit / BITS_PER_LONG];
+	for (level = 1; level < map->levels; level++) {
+		unsigned long *word;
 
+		bit /= BITS_PER_LONG;
+		word = &map->level[level][bit / BITS_PER_LONG];
 		*word &= ~BIT(bit % BITS_PER_LONG);
 		if (*word)
 			return;
-		bit /= BITS_PER_LONG;
 	}
 }
+
+VISIBLE_IF_KUNIT void timeq_bitmap_clear(struct timeq_bitmap *map,
+					 unsigned long bit)
+{
+	unsigned long *word = &map->level[0][bit / BITS_PER_LONG];
+
+	*word &= ~BIT(bit % BITS_PER_LONG);
+	if (!*word)
+		tq_bitmap_clear_above(map, bit);
+}
 EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_clear);
+
+/*
+ * Clear set @bit if @clear, which is 0 or 1, with no branch on @clear: an
+ * unlink asks "did the list just empty?", and with about one node a list
+ * the answer is a coin toss that a branch would mispredict half the time.
+ * The word of level 0 keeps its other bits, so it becomes zero only when
+ * @clear was 1; only then does this climb.
+ */
+static void tq_bitmap_clear_if(struct timeq_bitmap *map, unsigned long bit,
+			       unsigned long clear)
+{
+	unsigned long *word = &map->level[0][bit / BITS_PER_LONG];
+
+	*word &= ~(clear << (bit % BITS_PER_LONG));
+	if (!*word)
+		tq_bitmap_clear_above(map, bit);
+}
 
 /*
  * The first set bit at or after @bit, or TIMEQ_NONE. Climbs while the rest
@@ -314,8 +344,10 @@ static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
 	struct list_head *list = &q->buckets[slot];
 
 	/* A list stays in time order only if nothing joins it out of turn. */
-	if (!list_empty(list) &&
-	    list_last_entry(list, struct timeq_node, entry)->time > node->time)
+	if (list_empty(list))
+		__set_bit(slot, q->bucket_sorted);
+	else if (list_last_entry(list, struct timeq_node, entry)->time >
+		 node->time)
 		__clear_bit(slot, q->bucket_sorted);
 	list_add_tail(&node->entry, list);
 	timeq_bitmap_set(&q->bucket_map, slot);
@@ -362,17 +394,15 @@ static void tq_unlink(struct timeq *q, struct timeq_node *node)
 	list_del_init(&node->entry);
 	if (tag == TQ_TAG_CALENDAR) {
 		index = tq_slot(q, node->time >> q->delta_shift);
-		if (list_empty(&q->buckets[index])) {
-			timeq_bitmap_clear(&q->bucket_map, index);
-			__set_bit(index, q->bucket_sorted);
-		}
+		tq_bitmap_clear_if(&q->bucket_map, index,
+				   list_empty(&q->buckets[index]));
 		q->bucket_count[index]--;
 		WRITE_ONCE(q->calendar_count, q->calendar_count - 1);
 	} else {
 		head = tq_tag_head(q, tag);
 		index = tq_index(q, node->time);
-		if (list_empty(&head->lists[index]))
-			timeq_bitmap_clear(&head->map, index);
+		tq_bitmap_clear_if(&head->map, index,
+				   list_empty(&head->lists[index]));
 		WRITE_ONCE(head->count, head->count - 1);
 	}
 }
@@ -409,10 +439,8 @@ static unsigned long tq_pull(struct timeq *q, struct timeq_head *head,
 		return 0;
 	WRITE_ONCE(head->count, head->count + moved);
 	q->bucket_count[slot] -= moved;
-	if (list_empty(bucket)) {
+	if (list_empty(bucket))
 		timeq_bitmap_clear(&q->bucket_map, slot);
-		__set_bit(slot, q->bucket_sorted);
-	}
 	WRITE_ONCE(q->calendar_count, q->calendar_count - moved);
 	q->visits += moved;
 	return moved;
