@@ -100,7 +100,7 @@ check() {
 # CASE DETECTOR-CHECK PLANT-SIGNATURE (a regex over the console log).
 planted() {
 	local log=$CACHE/logs/selftest-planted.log tap=$CACHE/logs/selftest-planted.tap
-	local rc=0 t0 t1 name check sig params='' cases=()
+	local rc=0 t0 t1 name check sig cases=()
 
 	while [ $# -gt 0 ]; do
 		case $only in ""|*",$1,"*) cases+=("$1" "$2" "$3") ;; esac
