@@ -342,13 +342,20 @@ static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
 {
 	unsigned long slot = tq_slot(q, node->time >> q->delta_shift);
 	struct list_head *list = &q->buckets[slot];
+	unsigned long early = 0;
 
-	/* A list stays in time order only if nothing joins it out of turn. */
+	/*
+	 * A list stays in time order only if nothing joins it out of turn.
+	 * Whether @node does is a coin toss for random times, decided by the
+	 * tail, which may be a cache miss away: no branch waits for it.
+	 */
 	if (list_empty(list))
 		__set_bit(slot, q->bucket_sorted);
-	else if (list_last_entry(list, struct timeq_node, entry)->time >
-		 node->time)
-		__clear_bit(slot, q->bucket_sorted);
+	else
+		early = list_last_entry(list, struct timeq_node, entry)->time >
+			node->time;
+	q->bucket_sorted[slot / BITS_PER_LONG] &=
+		~(early << (slot % BITS_PER_LONG));
 	list_add_tail(&node->entry, list);
 	timeq_bitmap_set(&q->bucket_map, slot);
 	q->bucket_count[slot]++;
@@ -500,7 +507,13 @@ static void tq_settle(struct timeq *q)
 	unsigned long next = tq_slot(q, tq_cur(q) + 1), slot;
 	u64 far, focus_rel;
 
-	q->pend = TQ_PEND_NONE;
+	/*
+	 * A change of @pend takes every lock (module/paths.c, "Locks"); the
+	 * fast path's near lane settles under two, and only with none
+	 * pending, so it must not store even the same value.
+	 */
+	if (q->pend != TQ_PEND_NONE)
+		q->pend = TQ_PEND_NONE;
 	if (q->head->count) {
 		tq_set_min(q, tq_head_first(q->head));
 		return;
