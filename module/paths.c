@@ -804,7 +804,7 @@ static int tq_fast_check(struct timeq *q, struct timeq_timer *timer)
 	/* Under a lock the drain holds: see "The hand-off". */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 		return -EAGAIN;
-	if (timer->node.owner && tq_owner(&timer->node) != q)
+	if (tq_foreign(&timer->node, q))
 		return -EBUSY;
 	return 0;
 }
@@ -1129,7 +1129,7 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 	/* A request is pending: this one joins it, without touching a lock. */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
-	if (READ_ONCE(timer->node.owner) && tq_owner(&timer->node) != q)
+	if (tq_foreign(&timer->node, q))
 		return tq_fast_done(q, timer, time, -EBUSY);
 	switch (tq_fast_lane(q, &timer->node, time)) {
 	case TQ_LANE_FAR:

@@ -103,6 +103,18 @@ static inline struct timeq *tq_owner(const struct timeq_node *node)
 	return (struct timeq *)(READ_ONCE(node->owner) & ~TIMEQ_NODE_TAG_MASK);
 }
 
+/*
+ * Is @node in a queue other than @q? One read of its owner word: a node
+ * leaving its queue under other locks must not read as in another.
+ */
+static inline bool tq_foreign(const struct timeq_node *node,
+			      const struct timeq *q)
+{
+	unsigned long owner = READ_ONCE(node->owner);
+
+	return owner && (struct timeq *)(owner & ~TIMEQ_NODE_TAG_MASK) != q;
+}
+
 static inline unsigned int tq_tag(const struct timeq_node *node)
 {
 	return READ_ONCE(node->owner) & TIMEQ_NODE_TAG_MASK;
