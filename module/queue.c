@@ -256,17 +256,6 @@ static void tq_bitmap_clear_above(struct timeq_bitmap *map, unsigned long bit)
 	}
 }
 
-VISIBLE_IF_KUNIT void timeq_bitmap_clear(struct timeq_bitmap *map,
-					 unsigned long bit)
-{
-	unsigned long *word = &map->level[0][bit / BITS_PER_LONG];
-
-	*word &= ~BIT(bit % BITS_PER_LONG);
-	if (!*word)
-		tq_bitmap_clear_above(map, bit);
-}
-EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_clear);
-
 /*
  * Clear set @bit if @clear, which is 0 or 1, with no branch on @clear: an
  * unlink asks "did the list just empty?", and with about one node a list
@@ -283,6 +272,13 @@ static void tq_bitmap_clear_if(struct timeq_bitmap *map, unsigned long bit,
 	if (!*word)
 		tq_bitmap_clear_above(map, bit);
 }
+
+VISIBLE_IF_KUNIT void timeq_bitmap_clear(struct timeq_bitmap *map,
+					 unsigned long bit)
+{
+	tq_bitmap_clear_if(map, bit, 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_clear);
 
 /*
  * The first set bit at or after @bit, or TIMEQ_NONE. Climbs while the rest
