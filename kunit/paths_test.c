@@ -15,7 +15,8 @@
  *    The expiry runs callbacks. At the end every insertion is accounted for
  *    exactly once, as a callback or a deletion.
  *  - The facility: no callback early, a storm larger than the expiry budget
- *    all delivered, a self-re-arming timer stopped by timeq_shutdown_sync().
+ *    all delivered, a self-re-arming timer stopped by timeq_shutdown_sync(),
+ *    timeq_expire() taking turns with the work.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -576,6 +577,95 @@ static void paths_test_clock_budget_edge(struct kunit *test)
 	for (i = 0; i < 65; i++)
 		KUNIT_EXPECT_EQ(test, ct[i].fired, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
+}
+
+/* What the callbacks of paths_test_clock_expire() saw. */
+struct order_log {
+	struct task_struct	*task;		/* the test's */
+	atomic_t		inside;		/* callbacks running now */
+	atomic_t		fired;
+	atomic_t		overlap;	/* ran beside another */
+	atomic_t		disorder;	/* ran before an earlier timer */
+	atomic_t		early;
+	atomic_t		mine;		/* ran in the test's task */
+	u64			last_time;
+	unsigned int		last_index;
+};
+
+struct order_timer {
+	struct timeq_timer	timer;
+	struct order_log	*log;
+	unsigned int		index;		/* order of arming */
+};
+
+static void order_fn(struct timeq_timer *timer)
+{
+	struct order_timer *ot = container_of(timer, struct order_timer, timer);
+	struct order_log *log = ot->log;
+	u64 time = timeq_node_time(&timer->node);
+	u64 last = READ_ONCE(log->last_time);
+
+	if (atomic_inc_return(&log->inside) != 1)
+		atomic_inc(&log->overlap);
+	if (time < last ||
+	    (time == last && ot->index < READ_ONCE(log->last_index)))
+		atomic_inc(&log->disorder);
+	WRITE_ONCE(log->last_time, time);
+	WRITE_ONCE(log->last_index, ot->index);
+	if (ktime_get_ns() < time * CLOCK_GRAN)
+		atomic_inc(&log->early);
+	if (current == log->task)
+		atomic_inc(&log->mine);
+	atomic_dec(&log->inside);
+	atomic_inc(&log->fired);
+}
+
+/*
+ * timeq_expire() against the queue's own work: 2000 timers coming due
+ * over 20 ms, many sharing a tick, while this thread calls timeq_expire()
+ * until the last is due, then once more. The two take turns: no callback
+ * runs beside another, all run in time order and in arming order within a
+ * tick, none early; the callbacks run in this thread are the ones
+ * timeq_expire() counted; and once the last call returns, every callback
+ * has completed, since all were due when it began.
+ */
+static void paths_test_clock_expire(struct kunit *test)
+{
+	const unsigned int n = 2000;
+	struct order_log log = { .task = current };
+	unsigned long expired = 0;
+	struct order_timer *ot;
+	struct tq_snapshot s;
+	struct timeq *q;
+	unsigned int i;
+	u64 base, last = 0, t;
+
+	ot = kunit_kcalloc(test, n, sizeof(*ot), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ot);
+	q = clock_queue(test);
+	base = timeq_clock_ticks(q);
+	for (i = 0; i < n; i++) {
+		timeq_timer_init(&ot[i].timer, order_fn);
+		ot[i].log = &log;
+		ot[i].index = i;
+		t = base + (get_random_u32() % 200) * 100;	/* 20 ms */
+		last = max(last, t);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ot[i].timer, t), 0);
+	}
+	while (timeq_clock_ticks(q) <= last)
+		expired += timeq_expire(q);
+	expired += timeq_expire(q);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.fired), n);
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	KUNIT_EXPECT_EQ(test, expired, atomic_read(&log.mine));
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.overlap), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.disorder), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.early), 0);
+	settle(q);
+	tq_stats_snapshot(q, &s);
+	KUNIT_EXPECT_EQ(test, s.counters.expired, n);
+	kunit_info(test, "%lu of %u timers expired by timeq_expire(), the rest by the work\n",
+		   expired, n);
 }
 
 static void paths_test_clock_shutdown(struct kunit *test)
@@ -1231,6 +1321,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_never_early),
 	KUNIT_CASE(paths_test_clock_storm),
 	KUNIT_CASE(paths_test_clock_budget_edge),
+	KUNIT_CASE(paths_test_clock_expire),
 	KUNIT_CASE(paths_test_clock_shutdown),
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
 	KUNIT_CASE(paths_test_clock_idle),

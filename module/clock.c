@@ -35,6 +35,12 @@
  *    dropped. @running names the timer whose callback runs, so that
  *    timeq_delete_sync() can wait for it (the way timer_delete_sync() waits
  *    on a timer base's running_timer).
+ *  - Two contexts expire: the work, and timeq_expire() in its caller's. A
+ *    run of either holds the clock's @expiry mutex from before it reads
+ *    the tick to after its last callback returns, so a queue's callbacks
+ *    run one at a time and in the queue's order (time, then insertion):
+ *    no run removes a timer while another's removed timer still waits for
+ *    its callback.
  *  - Just before a callback, the clock is read once more: how late the
  *    callback starts goes to the queue's lateness histogram (stats.h) and
  *    to the timeq_expire_entry event.
@@ -45,6 +51,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -75,10 +82,12 @@ MODULE_PARM_DESC(expire_budget,
  * @running:	the timer whose callback is running, or NULL
  * @stopping:	timeq_destroy() has begun: arm nothing, queue nothing
  * @wait:	where timeq_delete_sync() waits for @running to change
+ * @expiry:	held by each run of the expiry (tq_clock_run())
  *
  * @running and @stopping are guarded by the queue's head_lock. @armed is
  * written under it by the slow side and without it by tq_clock_kick(): a
- * stale value costs at most an early firing, which re-arms.
+ * stale value costs at most an early firing, which re-arms. Order:
+ * @expiry, then the queue's locks.
  */
 struct timeq_clock {
 	struct hrtimer		hrtimer;
@@ -88,6 +97,7 @@ struct timeq_clock {
 	struct timeq_timer	*running;
 	bool			stopping;
 	wait_queue_head_t	wait;
+	struct mutex		expiry;		/* one run at a time */
 };
 
 static u64 tq_clock_tick(const struct timeq_clock *clock)
@@ -175,17 +185,23 @@ void tq_clock_catch_up(struct timeq *q)
 	}
 }
 
-void tq_clock_expire(struct timeq *q)
+/*
+ * One run of the expiry: expire the timers due at the current tick, but at
+ * most @until, and at most @budget of them, one callback at a time.
+ * Return: whether due timers remain and the queue is not stopping.
+ */
+static bool tq_clock_run(struct timeq *q, u64 until, unsigned int budget,
+			 unsigned long *expired)
 {
-	/* At least one per run, whatever the parameter says: 0 would spin. */
-	unsigned int done, budget = max(READ_ONCE(expire_budget), 1U);
 	struct timeq_clock *clock = q->clock;
-	u64 tick = tq_clock_tick(clock);
 	struct timeq_timer *timer;
 	struct timeq_node *node;
+	unsigned int done;
 	bool more, again;
-	u64 late;
+	u64 tick, late;
 
+	mutex_lock(&clock->expiry);
+	tick = min(tq_clock_tick(clock), until);
 	for (done = 0; ; done++) {
 		might_sleep();
 		tq_lock(q);
@@ -204,8 +220,6 @@ void tq_clock_expire(struct timeq *q)
 			tq_clock_changed(q);
 			again = more && !clock->stopping;
 			tq_unlock(q);
-			if (again)
-				queue_work(timeq_wq, &q->work);
 			break;
 		}
 		/* The clock moves to the timer's tick, at most the current one. */
@@ -222,12 +236,60 @@ void tq_clock_expire(struct timeq *q)
 			timer->fn(timer);
 		trace_timeq_expire_exit(q, node);
 	}
+	mutex_unlock(&clock->expiry);
 	if (done) {
 		wake_up_all(&clock->wait);
 		this_cpu_inc(q->counters->expiry_runs);
 		this_cpu_add(q->counters->expired, done);
 	}
+	*expired += done;
+	return again;
 }
+
+/* At least one per run, whatever the parameter says: 0 would spin. */
+static unsigned int tq_clock_budget(void)
+{
+	return max(READ_ONCE(expire_budget), 1U);
+}
+
+/* The work's part: one run, and the work again if due timers remain. */
+void tq_clock_expire(struct timeq *q)
+{
+	unsigned long expired = 0;
+
+	if (tq_clock_run(q, U64_MAX, tq_clock_budget(), &expired))
+		queue_work(timeq_wq, &q->work);
+}
+
+/**
+ * timeq_expire - expire a clocked queue's due timers in the caller's context
+ * @q:		a queue from timeq_create_monotonic()
+ *
+ * Expires every timer due at the tick this call begins at, as the queue's
+ * work would: each is removed and its callback runs here, with no lock of
+ * the queue held. Runs of the expiry, this call's and the work's, take
+ * turns, so the callbacks of @q run one at a time and in the queue's order
+ * (time, then insertion), never early. A caller that needs what is due
+ * handled before it goes on, such as one about to judge a time against
+ * timeq_now(), calls this rather than timeq_del_less_than(), which removes
+ * without running callbacks and without taking turns. The work is done in
+ * runs of expire_budget timers with a reschedule between them.
+ *
+ * Context: process context, may sleep. Not from a callback of @q, nor
+ * while holding a lock a callback of @q takes: the runs take turns under a
+ * mutex.
+ * Return: the number of timers this call expired.
+ */
+unsigned long timeq_expire(struct timeq *q)
+{
+	u64 tick = tq_clock_tick(q->clock);
+	unsigned long expired = 0;
+
+	while (tq_clock_run(q, tick, tq_clock_budget(), &expired))
+		cond_resched();
+	return expired;
+}
+EXPORT_SYMBOL_NS_GPL(timeq_expire, TIMEQ_NS);
 
 /*
  * How late @node's callback starts, in nanoseconds, counted in the
@@ -283,6 +345,13 @@ void tq_clock_stop(struct timeq *q)
 	hrtimer_cancel(&q->clock->hrtimer);
 }
 
+/* The last step of timeq_destroy(), once the work can no longer run. */
+void tq_clock_free(struct timeq *q)
+{
+	mutex_destroy(&q->clock->expiry);
+	kfree(q->clock);
+}
+
 /**
  * timeq_create_monotonic - a queue of timers that expires them itself
  * @granularity: nanoseconds per tick, at least 1
@@ -332,6 +401,7 @@ struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
 	clock->q = q;
 	clock->armed = TQ_UNARMED;
 	init_waitqueue_head(&clock->wait);
+	mutex_init(&clock->expiry);
 	q->clock = clock;
 	return q;
 

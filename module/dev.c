@@ -19,10 +19,12 @@
  *    kernel pointer is never shown, and no file learns anything of
  *    another's activity from its handles.
  *  - An element that expires becomes an event: the expiry (TIMEQ_ADVANCE
- *    under the file's mutex on the manual clock; the module's workqueue,
- *    or a command's catch-up in dev_time(), on the monotonic one) moves it
- *    to the file's event list and wakes readers. read() copies events out, then frees
- *    their elements. The cap counts elements queued and events unread, so
+ *    under the file's mutex on the manual clock; on the monotonic one the
+ *    queue's own, on the module's workqueue or in a command's dev_time(),
+ *    which take turns) moves it to the end of the file's event list and
+ *    wakes readers. Either way one expiry at a time moves elements, in the
+ *    queue's order, so events are read in that order. read() copies
+ *    events out, then frees their elements. The cap counts elements queued and events unread, so
  *    a slow reader makes inserts fail with ENOSPC and no event is ever
  *    dropped.
  *
@@ -57,7 +59,8 @@
  * Locking: @mutex serialises the commands, read() and the element table;
  * @lock guards the event list and the counters the expiry changes, which
  * the monotonic expiry updates without the mutex (the expiry must never
- * wait for a command, which may be waiting for the queue).
+ * wait for the mutex: a command may hold it while it waits for a callback
+ * in timeq_delete_sync(), or for its turn to expire in timeq_expire()).
  * timeq_users_lock guards the user table and each user's file count; its
  * element count is atomic. Order: a file's mutex, then timeq_users_lock.
  *
@@ -342,16 +345,16 @@ static void dev_unexpire(struct timeq_file *f, struct timeq_elem *elem)
 	spin_unlock(&f->lock);
 }
 
-/* The monotonic clock's callback, on the module's workqueue. */
+/* The monotonic clock's callback: in the queue's work, or in dev_time(). */
 static void dev_fire(struct timeq_timer *timer)
 {
 	dev_expired(container_of(timer, struct timeq_elem, timer));
 }
 
 /*
- * The callback of timeq_del_less_than() under the file's mutex: of
- * TIMEQ_ADVANCE, and of dev_time()'s catch-up. It runs once per element,
- * with the queue's locks dropped, so a long expiry yields here.
+ * The callback of TIMEQ_ADVANCE's timeq_del_less_than(), under the file's
+ * mutex. It runs once per element, with the queue's locks dropped, so a
+ * long expiry yields here.
  */
 static void dev_expire_fn(struct timeq_node *node, void *arg)
 {
@@ -373,8 +376,7 @@ static int dev_time(struct timeq_file *f, u64 *time)
 
 	lockdep_assert_held(&f->mutex);
 	if (f->clock == TIMEQ_CLOCK_MONOTONIC) {
-		timeq_del_less_than(f->q, timeq_clock_ticks(f->q),
-				    dev_expire_fn, f);
+		timeq_expire(f->q);
 		now = timeq_now(f->q);
 		*time = max(*time, now);
 	} else {

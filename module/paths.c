@@ -553,7 +553,8 @@ void timeq_destroy(struct timeq *q)
 	tq_unlock(q);
 	__timeq_free(q);
 	free_percpu(q->counters);
-	kfree(q->clock);
+	if (q->clock)
+		tq_clock_free(q);
 	kfree(q);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);

@@ -37,6 +37,7 @@ bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 void tq_clock_stop(struct timeq *q);
+void tq_clock_free(struct timeq *q);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool tq_clock_armed(struct timeq *q);
 u64 tq_clock_armed_at(struct timeq *q);

@@ -32,6 +32,8 @@
  *   timeq_timer_delete()
  *   timeq_delete_sync(),        process, may sleep      also wait for a running
  *   timeq_shutdown_sync()                                 callback
+ *   timeq_expire()              process, may sleep      run due callbacks here,
+ *                                                         in turn with the work
  *   the fast path:              softirq, or bottom      only try spinlocks and
  *   timeq_fast_update(),          halves disabled;        never wait; O(1) worst
  *   timeq_fast_min()              not hard interrupt      case; hand what they
@@ -298,6 +300,7 @@ struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
 				     unsigned int delta, unsigned int nbuckets,
 				     gfp_t gfp);
 u64 timeq_clock_ticks(const struct timeq *q);
+unsigned long timeq_expire(struct timeq *q);
 
 /**
  * timeq_node_init - prepare a node for its first insertion

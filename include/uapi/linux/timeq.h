@@ -101,7 +101,9 @@
  *    as the signal's SA_RESTART says).
  *
  * read() returns whole events of the configured event size, as many as
- * fit and are ready, up to 16 per call. With O_NONBLOCK and none ready,
+ * fit and are ready, up to 16 per call, in the order their elements
+ * expired: by time, and among equal times in the order they were
+ * inserted or last updated. With O_NONBLOCK and none ready,
  * it fails with EAGAIN; otherwise it waits. If the buffer faults after
  * some events were written, read() returns those, and only they are
  * consumed. poll() and epoll report EPOLLIN while an event is ready; an

@@ -64,3 +64,8 @@ void tq_clock_stop(struct timeq *q)
 {
 	no_clock();
 }
+
+void tq_clock_free(struct timeq *q)
+{
+	no_clock();
+}

@@ -20,7 +20,8 @@
  * delete said 0) or delivered exactly once as an event, never both, with
  * the handle and the cookie it was inserted with and a time no earlier
  * than its owner last asked for; that no event is read before its time
- * (CLOCK_MONOTONIC at the read is at or past time * granularity); and,
+ * (CLOCK_MONOTONIC at the read is at or past time * granularity), and
+ * each file's events are read in time order; and,
  * for lost elements, without a timeout: once every file's TIMEQ_STATS
  * says nothing is queued and nothing is unread, every element must be
  * accounted for.
@@ -314,6 +315,7 @@ struct reader {
 	unsigned int	file;
 	unsigned long	events;
 	unsigned long	reads;
+	__u64		last;		/* the time of the last event read */
 };
 
 static void *read_run(void *arg)
@@ -362,6 +364,13 @@ static void *read_run(void *arg)
 				     (unsigned long long)(ev[k].time * opt_gran - now));
 				return NULL;
 			}
+			if (ev[k].time < rd->last) {
+				fail("file %u: event at %llu read after one at %llu",
+				     rd->file, (unsigned long long)ev[k].time,
+				     (unsigned long long)rd->last);
+				return NULL;
+			}
+			rd->last = ev[k].time;
 			el[i].time = ev[k].time;
 			el[i].late_ns = now - ev[k].time * opt_gran;
 			if (__atomic_add_fetch(&el[i].delivered, 1,
