@@ -16,7 +16,8 @@
  *    exactly once, as a callback or a deletion.
  *  - The facility: no callback early, a storm larger than the expiry budget
  *    all delivered, a self-re-arming timer stopped by timeq_shutdown_sync(),
- *    timeq_expire() taking turns with the work.
+ *    timeq_expire() taking turns with the work, a destroy with a callback
+ *    running and fast-path requests pending behind it.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -755,6 +756,80 @@ static void paths_test_clock_destroy(struct kunit *test)
 	}
 }
 
+/* A timer whose callback holds the work until timeq_destroy() begins. */
+struct blocking_timer {
+	struct timeq_timer	timer;
+	struct timeq		*q;
+	struct completion	entered;
+	bool			saw_stop;
+};
+
+static void blocking_fn(struct timeq_timer *timer)
+{
+	struct blocking_timer *bt;
+	unsigned long end = jiffies + 60 * HZ;
+
+	bt = container_of(timer, struct blocking_timer, timer);
+	complete(&bt->entered);
+	/* A wait for a state, bounded only so that a failure cannot hang. */
+	while (!tq_clock_stopping(bt->q) && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	bt->saw_stop = tq_clock_stopping(bt->q);
+}
+
+/*
+ * Destroying a clocked queue while its work runs a callback and fast-path
+ * requests wait behind it: the callback blocks the work until the destroy
+ * has begun, so the requests, handed off while head_lock is held, are
+ * still pending when it begins, deterministically. The destroy waits for
+ * the callback, drops the requests, and the timers come out released.
+ */
+static void paths_test_clock_destroy_in_flight(struct kunit *test)
+{
+	struct timeq_timer *t = kunit_kcalloc(test, 3, sizeof(*t), GFP_KERNEL);
+	struct blocking_timer *bt;
+	struct timeq *q, *other;
+	unsigned int i;
+	u64 far, later;
+
+	bt = kunit_kzalloc(test, sizeof(*bt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bt);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	other = clock_queue(test);
+	q = timeq_create_monotonic(CLOCK_GRAN, CLOCK_HORIZON, 0, 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	timeq_timer_init(&bt->timer, blocking_fn);
+	bt->q = q;
+	init_completion(&bt->entered);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &bt->timer, timeq_clock_ticks(q)), 0);
+	if (!wait_for_completion_timeout(&bt->entered, 30 * HZ)) {
+		timeq_destroy(q);
+		KUNIT_FAIL(test, "the callback did not run in 30 s");
+		return;
+	}
+	far = timeq_clock_ticks(q) + CLOCK_HORIZON / 2;
+	spin_lock_bh(&q->head_lock);
+	for (i = 0; i < 3; i++) {
+		timeq_timer_init(&t[i], NULL);
+		KUNIT_EXPECT_EQ(test, fast_update(q, &t[i], far + i),
+				TIMEQ_DEFERRED);
+	}
+	spin_unlock_bh(&q->head_lock);
+	/* Only the work applies them, and it is in the callback. */
+	KUNIT_EXPECT_FALSE(test, llist_empty(&q->handoffs));
+	timeq_destroy(q);
+	KUNIT_EXPECT_TRUE(test, bt->saw_stop);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&bt->timer.node));
+	later = timeq_clock_ticks(other) + CLOCK_HORIZON / 2;
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t[i].node));
+		KUNIT_EXPECT_FALSE(test,
+				   test_bit(TIMEQ_TIMER_PENDING, &t[i].flags));
+		KUNIT_EXPECT_EQ(test, timeq_timer_arm(other, &t[i], later), 0);
+		KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &t[i]), 1);
+	}
+}
+
 /*
  * The fast path reaches no lock it does not try: with interrupts off on
  * this CPU it neither re-arms the hrtimer nor queues the work; both wait
@@ -1326,6 +1401,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
 	KUNIT_CASE(paths_test_clock_idle),
 	KUNIT_CASE(paths_test_clock_destroy),
+	KUNIT_CASE(paths_test_clock_destroy_in_flight),
 	KUNIT_CASE(paths_test_fast_no_hrtimer),
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),

@@ -333,6 +333,13 @@ VISIBLE_IF_KUNIT u64 tq_clock_armed_at(struct timeq *q)
 	return READ_ONCE(q->clock->armed);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed_at);
+
+/* Whether timeq_destroy() has begun on @q; for KUnit only. */
+VISIBLE_IF_KUNIT bool tq_clock_stopping(struct timeq *q)
+{
+	return READ_ONCE(q->clock->stopping);
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_clock_stopping);
 #endif
 
 /* The first step of timeq_destroy(): no more hrtimer, no more work. */

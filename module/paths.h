@@ -41,6 +41,7 @@ void tq_clock_free(struct timeq *q);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool tq_clock_armed(struct timeq *q);
 u64 tq_clock_armed_at(struct timeq *q);
+bool tq_clock_stopping(struct timeq *q);
 #endif
 
 #endif /* _TIMEQ_PATHS_H */
