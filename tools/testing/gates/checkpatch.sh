@@ -20,8 +20,9 @@
 # userspace programs, USE_NEGATIVE_ERRNO alone, because errno values are
 # positive in userspace and `errno == EINVAL` is right there; and in
 # module/compat.h, whose purpose is to test the kernel's version, the two
-# rules that forbid doing so. Nothing else: a finding is fixed, or the
-# line is rewritten so that the reason is plain.
+# rules its version tests draw (LINUX_VERSION_CODE, CONSTANT_COMPARISON).
+# Nothing else: a finding is fixed, or the line is rewritten so that the
+# reason is plain.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
