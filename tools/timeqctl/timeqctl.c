@@ -84,18 +84,20 @@ static void print_stats(const struct timeq_stats *st)
 	       (unsigned long long)st->head, (unsigned long long)st->head2,
 	       (unsigned long long)st->focus,
 	       (unsigned long long)st->calendar);
-	printf("  slow side: %llu node visits, at most %llu in a lock hold; %llu runs, %llu expiries\n",
-	       (unsigned long long)st->visits,
-	       (unsigned long long)st->max_visits,
-	       (unsigned long long)st->slow_runs,
-	       (unsigned long long)st->expiry_runs);
-	printf("  fast path: %llu applied, %llu deferred, %llu failed trylocks, %llu refused; %llu hand-offs, %llu drained\n",
-	       (unsigned long long)st->fast_applied,
-	       (unsigned long long)st->fast_deferred,
-	       (unsigned long long)st->fast_contended,
-	       (unsigned long long)st->fast_refused,
-	       (unsigned long long)st->handoffs,
-	       (unsigned long long)st->drained);
+	fprintf(stdout,
+		"  slow side: %llu node visits, at most %llu in a lock hold; %llu runs, %llu expiries\n",
+		(unsigned long long)st->visits,
+		(unsigned long long)st->max_visits,
+		(unsigned long long)st->slow_runs,
+		(unsigned long long)st->expiry_runs);
+	fprintf(stdout,
+		"  fast path: %llu applied, %llu deferred, %llu failed trylocks, %llu refused; %llu hand-offs, %llu drained\n",
+		(unsigned long long)st->fast_applied,
+		(unsigned long long)st->fast_deferred,
+		(unsigned long long)st->fast_contended,
+		(unsigned long long)st->fast_refused,
+		(unsigned long long)st->handoffs,
+		(unsigned long long)st->drained);
 	printf("  lateness:");
 	for (i = 0; i < TIMEQ_LATENESS_BUCKETS; i++) {
 		if (!st->lateness[i])
@@ -493,11 +495,11 @@ static void print_shape(const char *what, uint64_t n, uint64_t mu,
 
 	printf("%s: delta 2^%u = %llu ticks, M 2^%u = %llu buckets\n", what, ds,
 	       1ULL << ds, bs, 1ULL << bs);
-	printf("  %.*f elements a bucket (N delta / MU); %llu KiB of list heads "
-	       "(16 (3 delta + M) bytes)\n",
-	       per_bucket < 10 ? 2 : per_bucket < 100 ? 1 : 0, per_bucket,
-	       (unsigned long long)(16 * (3 * (1ULL << ds) + (1ULL << bs)) /
-				    1024));
+	fprintf(stdout,
+		"  %.*f elements a bucket (N delta / MU); %llu KiB of list heads (16 (3 delta + M) bytes)\n",
+		per_bucket < 10 ? 2 : per_bucket < 100 ? 1 : 0, per_bucket,
+		(unsigned long long)(16 * (3 * (1ULL << ds) + (1ULL << bs)) /
+				     1024));
 	printf("  predicted %llu.%01llu ns per hold event\n",
 	       (unsigned long long)(cost + 50) / 1000,
 	       (unsigned long long)(cost + 50) / 100 % 10);
@@ -549,12 +551,12 @@ static int cmd_tune(int argc, char **argv)
 	print_shape("rule", n, mu, ds, bs);
 	timeq_tune_shape(horizon, 0, 0, &ds, &bs);
 	print_shape("horizon only", n, mu, ds, bs);
-	printf("costs (module/tune.h): b %.1f ns a bucket passed, c %.3f ns an "
-	       "element in the bucket,\n  d %.1f ns an event; below about half "
-	       "an element a bucket timeq costs less\n  than the model says "
-	       "(its bitmaps skip empty buckets)\n",
-	       TIMEQ_TUNE_B_PS / 1e3, TIMEQ_TUNE_C_PS / 1e3,
-	       TIMEQ_TUNE_D_PS / 1e3);
+	fprintf(stdout,
+		"costs (module/tune.h): b %.1f ns a bucket passed, c %.3f ns an element in the bucket,\n"
+		"  d %.1f ns an event; below about half an element a bucket timeq costs less\n"
+		"  than the model says (its bitmaps skip empty buckets)\n",
+		TIMEQ_TUNE_B_PS / 1e3, TIMEQ_TUNE_C_PS / 1e3,
+		TIMEQ_TUNE_D_PS / 1e3);
 	return 0;
 }
 

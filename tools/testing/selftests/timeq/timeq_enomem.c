@@ -86,13 +86,23 @@ struct worker {
 };
 
 /* Record the first failure of a worker; it stops at once. */
-#define W_FAIL(w, fmt, ...) do {					\
-		if (!(w)->failed)					\
-			snprintf((w)->why, sizeof((w)->why),		\
-				 "thread %d line %d: " fmt, (w)->id,	\
-				 __LINE__, ##__VA_ARGS__);		\
-		(w)->failed = 1;					\
-	} while (0)
+static __printf(3, 4) void w_fail(struct worker *w, int line,
+				  const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!w->failed) {
+		n = snprintf(w->why, sizeof(w->why), "thread %d line %d: ",
+			     w->id, line);
+		va_start(ap, fmt);
+		vsnprintf(w->why + n, sizeof(w->why) - n, fmt, ap);
+		va_end(ap);
+	}
+	w->failed = 1;
+}
+
+#define W_FAIL(w, fmt, ...) w_fail(w, __LINE__, fmt, ##__VA_ARGS__)
 
 /* The file's stats must equal the model's, field by field. */
 static int w_check_stats(struct worker *w, struct wfile *f, const char *after)
@@ -104,7 +114,8 @@ static int w_check_stats(struct worker *w, struct wfile *f, const char *after)
 		return -1;
 	}
 	if (!tqm_stats_equal(&want, &got)) {
-		W_FAIL(w, "after %s: stats queued %llu events %llu inserted %llu expired %llu now %llu, model %llu %llu %llu %llu %llu",
+		W_FAIL(w,
+		       "after %s: stats queued %llu events %llu inserted %llu expired %llu now %llu, model %llu %llu %llu %llu %llu",
 		       after, (unsigned long long)got.queued,
 		       (unsigned long long)got.events,
 		       (unsigned long long)got.inserted,
@@ -306,13 +317,14 @@ static void w_batch(struct worker *w, struct wfile *f)
 		if (!want && x && ops[i].result == -ENOMEM) {
 			tqm_insert_undo(&f->m, x);
 			w->t[K_BATCH].enomem++;
-		} else if (ops[i].result != -want || !want) {
+			continue;
+		}
+		if (ops[i].result != -want || !want) {
 			W_FAIL(w, "batch stopped at op %d of %d with %d, the model says %s",
 			       i, n, ops[i].result, tq_errno_name(want));
 			return;
-		} else {
-			w->t[K_BATCH].other++;
 		}
+		w->t[K_BATCH].other++;
 	}
 	if (ret == n)
 		w->t[K_BATCH].ok++;
@@ -463,7 +475,7 @@ static void w_mono(struct worker *w, struct wfile *f)
 {
 	struct timeq_stats before = tq_stats(f->fd), after;
 	int k = tq_below(&w->rng, 10), ret, err, i;
-	__u64 handle;
+	__u64 handle = 0;	/* tq_insert() sets it when it returns 0 */
 
 	if (!f->m.configured) {
 		ret = tq_insert(f->fd, 0, 0, NULL);
@@ -697,8 +709,9 @@ TEST_F_TIMEOUT(threads, only_enomem_and_nothing_changed, SLOW_TIMEOUT)
 	TH_LOG("failslab %d%%, fail_page_alloc %d%%: %ld slab and %ld page allocations failed",
 	       variant->slab_percent, variant->page_percent, slab_failed,
 	       page_failed);
+	TH_LOG("  each ENOMEM changed nothing, each other errno is the model's:");
 	for (k = 0; k < K_KINDS; k++)
-		TH_LOG("  %-10s %6lu calls: %6lu ok, %5lu ENOMEM (nothing changed), %5lu other errno as the model said",
+		TH_LOG("  %-10s %6lu calls: %6lu ok, %5lu ENOMEM, %5lu other errno",
 		       kind_name[k], total[k].tries, total[k].ok,
 		       total[k].enomem, total[k].other);
 }
@@ -706,11 +719,12 @@ TEST_F_TIMEOUT(threads, only_enomem_and_nothing_changed, SLOW_TIMEOUT)
 /* --- one allocation at a time, through fail-nth --- */
 
 #define SLAB	"/sys/kernel/slab/"
+#define CACHE_NAME_MAX	64
 
 FIXTURE(targeted) {
 	struct tq_fault_saved	slab;
 	struct tq_fault_saved	page;
-	char			filtered[64];
+	char			filtered[CACHE_NAME_MAX];
 	int			fd;
 };
 
@@ -754,7 +768,7 @@ static int only_cache(char *filtered, const char *cache)
 	snprintf(path, sizeof(path), SLAB "%s/failslab", cache);
 	if (tq_write_file(path, "1"))
 		return -1;
-	strcpy(filtered, cache);
+	snprintf(filtered, CACHE_NAME_MAX, "%s", cache);
 	return tq_fault_set(TQ_FAILSLAB, "cache-filter", "Y");
 }
 

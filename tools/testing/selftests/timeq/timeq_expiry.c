@@ -349,8 +349,10 @@ static void *read_run(void *arg)
 				     (unsigned long long)i);
 				return NULL;
 			}
-			/* Its handle is checked at the end: it may expire
-			 * before the batch that inserted it has returned. */
+			/*
+			 * Its handle is checked at the end: it may expire
+			 * before the batch that inserted it has returned.
+			 */
 			if (ev[k].size != sizeof(ev[k]) || ev[k].flags) {
 				fail("element %llu: event of size %u, flags %u",
 				     (unsigned long long)i, ev[k].size,
@@ -436,14 +438,27 @@ int main(int argc, char **argv)
 	opt_seed = tq_mono_ns() ^ (__u64)getpid() << 32;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'n': opt_elements = strtoul(optarg, NULL, 0); break;
-		case 'f': opt_files = strtoul(optarg, NULL, 0); break;
-		case 'j': opt_threads = strtoul(optarg, NULL, 0); break;
-		case 'g': opt_gran = strtoull(optarg, NULL, 0); break;
-		case 's': opt_seed = strtoull(optarg, NULL, 0); break;
-		case 'q': opt_quiet = 1; break;
+		case 'n':
+			opt_elements = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			opt_files = strtoul(optarg, NULL, 0);
+			break;
+		case 'j':
+			opt_threads = strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			opt_gran = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			opt_seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'q':
+			opt_quiet = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [--elements N] [--files F] [--threads T] [--granularity NS] [--seed S] [--quiet]\n",
+			fprintf(stderr,
+				"usage: %s [--elements N] [--files F] [--threads T] [--granularity NS] [--seed S] [--quiet]\n",
 				argv[0]);
 			return 2;
 		}

@@ -220,7 +220,8 @@ static void place_choose(struct arena *a, __u64 *rng, size_t len,
 		if (mode < 50)
 			off &= ~7UL;
 		pl->p = a->base + off;
-		pl->readable = pl->writable = 2 * TQ_PAGE - off;
+		pl->readable = 2 * TQ_PAGE - off;
+		pl->writable = pl->readable;
 	} else if (mode < 82) {
 		/* Across the end of A into B, read-only or inaccessible. */
 		k = tq_below(rng, (len < TQ_PAGE ? len : TQ_PAGE) + 1);
@@ -246,13 +247,16 @@ static void place_choose(struct arena *a, __u64 *rng, size_t len,
 	} else if (mode < 92) {
 		/* Wholly in C. */
 		pl->p = a->base + 2 * TQ_PAGE + (tq_below(rng, 512) & ~7UL);
-		pl->readable = pl->writable = 0;
+		pl->readable = 0;
+		pl->writable = 0;
 	} else if (mode < 95) {
 		pl->p = NULL;
-		pl->readable = pl->writable = 0;
+		pl->readable = 0;
+		pl->writable = 0;
 	} else {
 		pl->p = bad_address(tq_rand(rng), &pl->user);
-		pl->readable = pl->writable = 0;
+		pl->readable = 0;
+		pl->writable = 0;
 	}
 }
 
@@ -508,12 +512,46 @@ static __u64 pick_time(__u64 *rng, struct slot *s)
 
 static __u64 call_no;
 
-#define BAD(fmt, ...) do {						\
-		ksft_print_msg("call %lu: line %d: " fmt "\n",		\
-			       (unsigned long)call_no, __LINE__,	\
-			       ##__VA_ARGS__);				\
-		return -1;						\
-	} while (0)
+/* Say what failed, at which call and line; -1, for the caller to return. */
+static __printf(2, 3) int bad(int line, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ksft_print_msg("call %lu: line %d: %s\n", (unsigned long)call_no, line,
+		       msg);
+	return -1;
+}
+
+#define BAD(fmt, ...) bad(__LINE__, fmt, ##__VA_ARGS__)
+
+/* @st in a message: what it counts, its capacity, whether configured. */
+static const char *stats_str(char *buf, size_t len,
+			     const struct timeq_stats *st)
+{
+	snprintf(buf, len,
+		 "queued %llu events %llu inserted %llu expired %llu now %llu cap %u conf %u",
+		 (unsigned long long)st->queued,
+		 (unsigned long long)st->events,
+		 (unsigned long long)st->inserted,
+		 (unsigned long long)st->expired,
+		 (unsigned long long)st->now, st->max_elements,
+		 st->configured);
+	return buf;
+}
+
+/* An element in a message. */
+static const char *elem_str(char *buf, size_t len, __u64 handle, __u64 time,
+			    __u64 cookie)
+{
+	snprintf(buf, len, "%llx at %llu cookie %llx",
+		 (unsigned long long)handle, (unsigned long long)time,
+		 (unsigned long long)cookie);
+	return buf;
+}
 
 /* --- what the kernel does with a structure at a place --- */
 
@@ -578,47 +616,39 @@ struct fuzzer {
 static int check_stats(struct fuzzer *z, struct slot *s)
 {
 	struct timeq_stats st = tq_stats(s->fd), want;
+	char got[192], model[192];
 	__u64 tick;
 
 	if (!st.size)
-		BAD("TIMEQ_STATS failed: %s", strerror(errno));
+		return BAD("TIMEQ_STATS failed: %s", strerror(errno));
 	if (s->kind == S_MANUAL || s->kind == S_UNCONFIGURED) {
 		want = tqm_stats(&s->m);
 		if (!tqm_stats_equal(&want, &st))
-			BAD("stats: queued %llu events %llu inserted %llu expired %llu now %llu cap %u conf %u; model %llu %llu %llu %llu %llu %u %u",
-			    (unsigned long long)st.queued,
-			    (unsigned long long)st.events,
-			    (unsigned long long)st.inserted,
-			    (unsigned long long)st.expired,
-			    (unsigned long long)st.now, st.max_elements,
-			    st.configured, (unsigned long long)want.queued,
-			    (unsigned long long)want.events,
-			    (unsigned long long)want.inserted,
-			    (unsigned long long)want.expired,
-			    (unsigned long long)want.now, want.max_elements,
-			    want.configured);
+			return BAD("stats: %s; model %s",
+				   stats_str(got, sizeof(got), &st),
+				   stats_str(model, sizeof(model), &want));
 		return 0;
 	}
 	tick = tick_of(&s->mm);
 	if (st.clock != TIMEQ_CLOCK_MONOTONIC || !st.configured ||
 	    st.horizon != s->mm.horizon || st.max_elements != s->mm.cap)
-		BAD("monotonic stats: the configuration changed");
+		return BAD("monotonic stats: the configuration changed");
 	if (st.queued + st.events != s->mm.nlive)
-		BAD("monotonic stats: %llu queued + %llu events, %u alive",
-		    (unsigned long long)st.queued,
-		    (unsigned long long)st.events, s->mm.nlive);
+		return BAD("monotonic stats: %llu queued + %llu events, %u alive",
+			   (unsigned long long)st.queued,
+			   (unsigned long long)st.events, s->mm.nlive);
 	if (st.inserted != s->mm.inserted)
-		BAD("monotonic stats: inserted %llu, model %llu",
-		    (unsigned long long)st.inserted,
-		    (unsigned long long)s->mm.inserted);
+		return BAD("monotonic stats: inserted %llu, model %llu",
+			   (unsigned long long)st.inserted,
+			   (unsigned long long)s->mm.inserted);
 	if (st.expired != s->mm.read + st.events)
-		BAD("monotonic stats: expired %llu, %llu read + %llu unread",
-		    (unsigned long long)st.expired,
-		    (unsigned long long)s->mm.read,
-		    (unsigned long long)st.events);
+		return BAD("monotonic stats: expired %llu, %llu read + %llu unread",
+			   (unsigned long long)st.expired,
+			   (unsigned long long)s->mm.read,
+			   (unsigned long long)st.events);
 	if (st.now > tick)
-		BAD("monotonic stats: clock %llu ahead of the tick %llu",
-		    (unsigned long long)st.now, (unsigned long long)tick);
+		return BAD("monotonic stats: clock %llu ahead of the tick %llu",
+			   (unsigned long long)st.now, (unsigned long long)tick);
 	return 0;
 }
 
@@ -645,13 +675,27 @@ static void gen_configure(struct fuzzer *z, struct timeq_configure *c)
 	c->max_elements = tq_below(rng, 3) ? 1 + tq_below(rng, 200) : 0;
 	c->event_size = tq_below(rng, 3) ? 0 : esizes[tq_below(rng, 6)];
 	switch (tq_below(rng, 14)) {
-	case 0: c->horizon = pick_u64(rng); break;
-	case 1: c->granularity = pick_u64(rng); break;
-	case 2: c->start = pick_u64(rng) | 1; break;
-	case 3: c->max_elements = pick_u64(rng); break;
-	case 4: c->event_size = esizes[tq_below(rng, TQ_ARRAY_SIZE(esizes))]; break;
-	case 5: c->horizon = p_max_horizon + tq_below(rng, 2); break;
-	case 6: c->max_elements = p_max_elements + tq_below(rng, 2); break;
+	case 0:
+		c->horizon = pick_u64(rng);
+		break;
+	case 1:
+		c->granularity = pick_u64(rng);
+		break;
+	case 2:
+		c->start = pick_u64(rng) | 1;
+		break;
+	case 3:
+		c->max_elements = pick_u64(rng);
+		break;
+	case 4:
+		c->event_size = esizes[tq_below(rng, TQ_ARRAY_SIZE(esizes))];
+		break;
+	case 5:
+		c->horizon = p_max_horizon + tq_below(rng, 2);
+		break;
+	case 6:
+		c->max_elements = p_max_elements + tq_below(rng, 2);
+		break;
 	}
 }
 
@@ -738,16 +782,16 @@ static int did_insert(struct fuzzer *z, struct slot *s, __u64 time,
 	seen_add(handle);
 	if (s->kind == S_MONO) {
 		if (!handle || mono_find(&s->mm, handle))
-			BAD("monotonic insert: handle %llx not new",
-			    (unsigned long long)handle);
+			return BAD("monotonic insert: handle %llx not new",
+				   (unsigned long long)handle);
 		s->mm.inserted++;
 		return mono_add(&s->mm, handle, asked, cookie);
 	}
 	if (tqm_insert(&s->m, time, cookie, &x))
-		BAD("the model refuses an insert the kernel did");
+		return BAD("the model refuses an insert the kernel did");
 	if (tqm_set_handle(&s->m, x, handle))
-		BAD("insert: handle %llx is 0 or was issued before",
-		    (unsigned long long)handle);
+		return BAD("insert: handle %llx is 0 or was issued before",
+			   (unsigned long long)handle);
 	return 0;
 }
 
@@ -788,6 +832,19 @@ static int mono_insert_want(struct fuzzer *z, struct slot *s, __u64 time,
 	return got == ERANGE ? ERANGE : rest;
 }
 
+/* With --verbose, a call of the model phase: which, and what came of it. */
+static __printf(3, 4) void trace(struct fuzzer *z, struct slot *s,
+				 const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# %lu: slot %d kind %d ", (unsigned long)call_no,
+	       (int)(s - z->slots), s->kind);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
 /*
  * One ioctl of command @c on @s with a generated structure, checked
  * against the model when z->model. The structure @k (ksize bytes) has
@@ -823,16 +880,15 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 	t1 = s->kind == S_MONO ? tick_of(&s->mm) : 0;
 	count(c, err);
 	if (opt_verbose && z->model)
-		ksft_print_msg("%lu: slot %d kind %d %s size %u (%zu r, %zu w) %llx %llx %llx: %d %s\n",
-			       (unsigned long)call_no, (int)(s - z->slots), s->kind,
-			       c_name[c], usize, pl.readable, pl.writable,
-			       (unsigned long long)((__u64 *)k)[1],
-			       (unsigned long long)((__u64 *)k)[2],
-			       (unsigned long long)(ci->ksize > 24 ? ((__u64 *)k)[3] : 0),
-			       ret, tq_errno_name(err));
+		trace(z, s, "%s size %u (%zu r, %zu w) %llx %llx %llx: %d %s\n",
+		      c_name[c], usize, pl.readable, pl.writable,
+		      (unsigned long long)((__u64 *)k)[1],
+		      (unsigned long long)((__u64 *)k)[2],
+		      (unsigned long long)(ci->ksize > 24 ? ((__u64 *)k)[3] : 0),
+		      ret, tq_errno_name(err));
 	if (ret < 0 && !tq_errno_ok(ci->cmd, err))
-		BAD("%s: errno %s is not documented for it", c_name[c],
-		    tq_errno_name(err));
+		return BAD("%s: errno %s is not documented for it", c_name[c],
+			   tq_errno_name(err));
 	place_read(&z->a, &pl, back, len);
 	if (ret == 0 && c == C_INSERT && out_ok(&pl, ci->out, ci->ksize, usize))
 		seen_add(((struct timeq_insert *)back)->handle);
@@ -936,9 +992,14 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 					break;
 				}
 				switch (mono_window(s, a->time, t0, t1)) {
-				case 1: want = ERANGE; break;
-				case 0: want = 0; break;
-				default: want = ret < 0 && err == ERANGE ? ERANGE : 0;
+				case 1:
+					want = ERANGE;
+					break;
+				case 0:
+					want = 0;
+					break;
+				default:
+					want = ret < 0 && err == ERANGE ? ERANGE : 0;
 				}
 				if (!ret)
 					l->asked = a->time;
@@ -951,6 +1012,7 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 		case C_DELETE_MIN: {
 			struct timeq_element *a = k, *o = (void *)back;
 			struct tqm_elem *x, got;
+			char eo[80], ex[80];
 
 			if (c == C_DELETE_MIN && s->kind == S_MONO) {
 				want = EOPNOTSUPP;
@@ -973,9 +1035,9 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 					break;
 				l = mono_find(&s->mm, o->handle);
 				if (!l || o->time < l->asked || o->cookie != l->cookie)
-					BAD("monotonic MIN: %llx at %llu is none of ours",
-					    (unsigned long long)o->handle,
-					    (unsigned long long)o->time);
+					return BAD("monotonic MIN: %llx at %llu is none of ours",
+						   (unsigned long long)o->handle,
+						   (unsigned long long)o->time);
 				break;
 			}
 			x = tqm_min(&s->m);
@@ -990,13 +1052,12 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 			if (!ret && (o->handle != x->handle ||
 				     o->time != x->time ||
 				     o->cookie != x->cookie))
-				BAD("%s: %llx at %llu cookie %llx, the model says %llx at %llu cookie %llx",
-				    c_name[c], (unsigned long long)o->handle,
-				    (unsigned long long)o->time,
-				    (unsigned long long)o->cookie,
-				    (unsigned long long)x->handle,
-				    (unsigned long long)x->time,
-				    (unsigned long long)x->cookie);
+				return BAD("%s: %s, the model says %s",
+					   c_name[c],
+					   elem_str(eo, sizeof(eo), o->handle,
+						    o->time, o->cookie),
+					   elem_str(ex, sizeof(ex), x->handle,
+						    x->time, x->cookie));
 			if (c == C_DELETE_MIN && !ret) {
 				slot_stale(s, x->handle);
 				tqm_delete_min(&s->m, &got);
@@ -1017,8 +1078,8 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 			}
 			want = tqm_advance(&s->m, a->time);
 			if (ret != want)
-				BAD("ADVANCE to %llu returned %d, the model says %d",
-				    (unsigned long long)a->time, ret, want);
+				return BAD("ADVANCE to %llu returned %d, the model says %d",
+					   (unsigned long long)a->time, ret, want);
 			return check_stats(z, s);
 		}
 		case C_STATS: {
@@ -1037,7 +1098,7 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 
 				st.size = o->size;
 				if (!tqm_stats_equal(&st, o))
-					BAD("STATS at a place differs from the model");
+					return BAD("STATS at a place differs from the model");
 			}
 			want = 0;
 			break;
@@ -1045,9 +1106,9 @@ static int do_ioctl(struct fuzzer *z, struct slot *s, int c, void *k)
 		}
 	}
 	if (want != (ret < 0 ? err : 0))
-		BAD("%s (size %u, %zu readable, %zu writable): %s, the model says %s",
-		    c_name[c], usize, pl.readable, pl.writable,
-		    ret < 0 ? tq_errno_name(err) : "ok", tq_errno_name(want));
+		return BAD("%s (size %u, %zu readable, %zu writable): %s, the model says %s",
+			   c_name[c], usize, pl.readable, pl.writable,
+			   ret < 0 ? tq_errno_name(err) : "ok", tq_errno_name(want));
 	return check_stats(z, s);
 }
 
@@ -1093,10 +1154,18 @@ static void gen_op(struct fuzzer *z, struct slot *s, struct timeq_op *op)
 			op->time = pick_time(rng, s);
 	}
 	switch (tq_below(rng, 30)) {
-	case 0: op->result = tq_rand(rng) | 1; break;
-	case 1: op->handle = tq_rand(rng) | 1; break;
-	case 2: op->time = pick_u64(rng); break;
-	case 3: op->cookie = tq_rand(rng) | 1; break;
+	case 0:
+		op->result = tq_rand(rng) | 1;
+		break;
+	case 1:
+		op->handle = tq_rand(rng) | 1;
+		break;
+	case 2:
+		op->time = pick_u64(rng);
+		break;
+	case 3:
+		op->cookie = tq_rand(rng) | 1;
+		break;
 	}
 }
 
@@ -1172,15 +1241,15 @@ static int do_batch(struct fuzzer *z, struct slot *s)
 	place_disarm(&z->b);
 	count(C_BATCH, err);
 	if (opt_verbose && z->model)
-		ksft_print_msg("%lu: slot %d kind %d BATCH size %u count %u entry_len %u (%zu r, %zu w; entries %zu r, %zu w): %d %s\n",
-			       (unsigned long)call_no, (int)(s - z->slots), s->kind,
-			       usize, n, elen, pl.readable, pl.writable,
-			       epl.readable, epl.writable, ret, tq_errno_name(err));
+		trace(z, s,
+		      "BATCH size %u count %u entry_len %u (%zu r, %zu w; entries %zu r, %zu w): %d %s\n",
+		      usize, n, elen, pl.readable, pl.writable, epl.readable,
+		      epl.writable, ret, tq_errno_name(err));
 	if (ret < 0 && !tq_errno_ok(TIMEQ_BATCH, err))
-		BAD("BATCH: errno %s is not documented for it",
-		    tq_errno_name(err));
+		return BAD("BATCH: errno %s is not documented for it",
+			   tq_errno_name(err));
 	if (ret > (int)n)
-		BAD("BATCH of %u applied %d", n, ret);
+		return BAD("BATCH of %u applied %d", n, ret);
 	/* Each entry the kernel reached: its result is documented. */
 	for (i = 0; ret >= 0 && i <= (__u32)ret && i < n && i < 64; i++) {
 		size_t at = (size_t)i * ebytes;
@@ -1191,10 +1260,10 @@ static int do_batch(struct fuzzer *z, struct slot *s)
 		memcpy(&r, ent + at + 4, 4);
 		memcpy(&was, z->pre + (ent - (unsigned char *)z->b.base) + at + 4, 4);
 		if (i < (__u32)ret && r)
-			BAD("BATCH: applied entry %u has result %d", i, r);
+			return BAD("BATCH: applied entry %u has result %d", i, r);
 		/* The entry it stopped at is untouched if it could not be read. */
 		if (r && r != was && !tq_errno_in(tq_op_errno_documented, -r))
-			BAD("BATCH: entry %u result %d is not documented", i, r);
+			return BAD("BATCH: entry %u result %d is not documented", i, r);
 		if (i < (__u32)ret && ops[i].op == TIMEQ_OP_INSERT &&
 		    at + 16 <= epl.writable) {
 			__u64 h;
@@ -1236,15 +1305,15 @@ static int do_batch(struct fuzzer *z, struct slot *s)
 			} else if (was.op == TIMEQ_OP_DELETE) {
 				l = mono_find(&s->mm, h);
 				if (!l || l->gone)
-					BAD("monotonic batch deleted %llx, not alive",
-					    (unsigned long long)h);
+					return BAD("monotonic batch deleted %llx, not alive",
+						   (unsigned long long)h);
 				mono_forget(&s->mm, l);
 				slot_stale(s, h);
 			} else {
 				l = mono_find(&s->mm, h);
 				if (!l || l->gone)
-					BAD("monotonic batch moved %llx, not alive",
-					    (unsigned long long)h);
+					return BAD("monotonic batch moved %llx, not alive",
+						   (unsigned long long)h);
 				l->asked = was.time;
 			}
 		}
@@ -1293,8 +1362,8 @@ static int do_batch(struct fuzzer *z, struct slot *s)
 
 			memcpy(&got, ent + at + 4, 4);
 			if (got != -r)
-				BAD("BATCH entry %u: result %d, the model says %s",
-				    i, got, tq_errno_name(r));
+				return BAD("BATCH entry %u: result %d, the model says %s",
+					   i, got, tq_errno_name(r));
 			break;
 		}
 		switch (op.op) {
@@ -1321,15 +1390,15 @@ static int do_batch(struct fuzzer *z, struct slot *s)
 		goto verdict;
 	}
 	if (ret != applied)
-		BAD("BATCH of %u (entry_len %u, %zu readable, %zu writable) applied %d, the model says %d",
-		    n, elen, epl.readable, epl.writable, ret, applied);
+		return BAD("BATCH of %u (entry_len %u, entries %zu r, %zu w) applied %d, model %d",
+			   n, elen, epl.readable, epl.writable, ret, applied);
 	return check_stats(z, s);
 
 verdict:
 	if (want != (ret < 0 ? err : 0))
-		BAD("BATCH (size %u, entry_len %u, count %u): %s, the model says %s",
-		    usize, elen, n, ret < 0 ? tq_errno_name(err) : "ok",
-		    tq_errno_name(want));
+		return BAD("BATCH (size %u, entry_len %u, count %u): %s, the model says %s",
+			   usize, elen, n, ret < 0 ? tq_errno_name(err) : "ok",
+			   tq_errno_name(want));
 	return check_stats(z, s);
 }
 
@@ -1357,7 +1426,7 @@ static int do_read(struct fuzzer *z, struct slot *s)
 			       (unsigned long)call_no, (int)(s - z->slots), s->kind,
 			       len, pl.p, pl.writable, ret, tq_errno_name(err));
 	if (ret < 0 && !tq_errno_in(tq_read_errno_documented, err))
-		BAD("read: errno %s is not documented", tq_errno_name(err));
+		return BAD("read: errno %s is not documented", tq_errno_name(err));
 	buf = (unsigned char *)pl.p;
 	if (!z->model) {
 		if (ret > 0)
@@ -1388,7 +1457,7 @@ static int do_read(struct fuzzer *z, struct slot *s)
 		}
 		n = ret / esize;
 		if ((size_t)ret != n * esize || n > 16 || n > pl.writable / esize)
-			BAD("monotonic read returned %zd", ret);
+			return BAD("monotonic read returned %zd", ret);
 		for (i = 0; i < n; i++) {
 			struct timeq_event ev;
 			struct live *l;
@@ -1399,12 +1468,12 @@ static int do_read(struct fuzzer *z, struct slot *s)
 			    ev.size != sizeof(ev) || ev.flags ||
 			    !all_zero(buf + i * esize + sizeof(ev),
 				      esize - sizeof(ev)))
-				BAD("monotonic event %llx at %llu: not as inserted",
-				    (unsigned long long)ev.handle,
-				    (unsigned long long)ev.time);
+				return BAD("monotonic event %llx at %llu: not as inserted",
+					   (unsigned long long)ev.handle,
+					   (unsigned long long)ev.time);
 			if (ev.time * s->mm.gran > tq_mono_ns())
-				BAD("monotonic event %llx early",
-				    (unsigned long long)ev.handle);
+				return BAD("monotonic event %llx early",
+					   (unsigned long long)ev.handle);
 			mono_forget(&s->mm, l);
 			slot_stale(s, ev.handle);
 			s->mm.read++;
@@ -1423,8 +1492,8 @@ static int do_read(struct fuzzer *z, struct slot *s)
 		goto verdict;
 	}
 	if (ret != (ssize_t)(n * esize))
-		BAD("read of %zu (%zu writable): %zd, the model says %zu events of %zu",
-		    len, pl.writable, ret, n, esize);
+		return BAD("read of %zu (%zu writable): %zd, the model says %zu events of %zu",
+			   len, pl.writable, ret, n, esize);
 	for (i = 0; i < n; i++) {
 		struct tqm_elem *x = tqm_first_event(&s->m);
 		struct timeq_event ev;
@@ -1434,11 +1503,11 @@ static int do_read(struct fuzzer *z, struct slot *s)
 		    ev.cookie != x->cookie || ev.size != sizeof(ev) ||
 		    ev.flags ||
 		    !all_zero(buf + i * esize + sizeof(ev), esize - sizeof(ev)))
-			BAD("event %zu: %llx at %llu, the model says %llx at %llu",
-			    i, (unsigned long long)ev.handle,
-			    (unsigned long long)ev.time,
-			    (unsigned long long)x->handle,
-			    (unsigned long long)x->time);
+			return BAD("event %zu: %llx at %llu, the model says %llx at %llu",
+				   i, (unsigned long long)ev.handle,
+				   (unsigned long long)ev.time,
+				   (unsigned long long)x->handle,
+				   (unsigned long long)x->time);
 		slot_stale(s, x->handle);
 		tqm_consume(&s->m, x);
 		tally->events++;
@@ -1447,9 +1516,9 @@ static int do_read(struct fuzzer *z, struct slot *s)
 
 verdict:
 	if (ret >= 0 || err != want)
-		BAD("read of %zu (%zu writable): %s, the model says %s", len,
-		    pl.writable, ret < 0 ? tq_errno_name(err) : "data",
-		    tq_errno_name(want));
+		return BAD("read of %zu (%zu writable): %s, the model says %s", len,
+			   pl.writable, ret < 0 ? tq_errno_name(err) : "data",
+			   tq_errno_name(want));
 	return check_stats(z, s);
 }
 
@@ -1460,11 +1529,11 @@ static int do_poll(struct fuzzer *z, struct slot *s)
 
 	count(C_POLL, ret < 0 ? errno : 0);
 	if (ret < 0 || (pfd.revents & ~(POLLIN | POLLRDNORM)))
-		BAD("poll: %d, revents %#x", ret, pfd.revents);
+		return BAD("poll: %d, revents %#x", ret, pfd.revents);
 	if (z->model && s->kind != S_MONO &&
 	    !!(pfd.revents & POLLIN) != !!s->m.events)
-		BAD("poll: revents %#x with %u events", pfd.revents,
-		    s->m.events);
+		return BAD("poll: revents %#x with %u events", pfd.revents,
+			   s->m.events);
 	return 0;
 }
 
@@ -1489,8 +1558,8 @@ static int do_unknown(struct fuzzer *z, struct slot *s)
 	err = ret < 0 ? errno : 0;
 	count(C_UNKNOWN, err);
 	if (ret != -1 || err != ENOTTY)
-		BAD("ioctl %#lx: %d (%s), not ENOTTY", cmd, ret,
-		    tq_errno_name(err));
+		return BAD("ioctl %#lx: %d (%s), not ENOTTY", cmd, ret,
+			   tq_errno_name(err));
 	return z->model ? check_stats(z, s) : 0;
 }
 
@@ -1504,7 +1573,7 @@ static int do_reopen(struct fuzzer *z, struct slot *s)
 	fd = open(TQ_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	count(C_REOPEN, fd < 0 ? errno : 0);
 	if (fd < 0)
-		BAD("open: %s", strerror(errno));
+		return BAD("open: %s", strerror(errno));
 	if (z->model) {
 		close(s->fd);
 		s->fd = fd;
@@ -1518,7 +1587,7 @@ static int do_reopen(struct fuzzer *z, struct slot *s)
 	}
 	/* Chaos: the caller holds the slot's write lock. */
 	if (dup2(fd, s->fd) < 0)
-		BAD("dup2: %s", strerror(errno));
+		return BAD("dup2: %s", strerror(errno));
 	close(fd);
 	(void)rng;
 	return 0;
@@ -1661,29 +1730,29 @@ static size_t count_events(const unsigned char *buf, size_t n)
  */
 static int chaos_check(struct fuzzer *z, struct slot *s)
 {
-	struct timeq_stats st = tq_stats(s->fd), now;
 	static __thread unsigned char buf[16 * TQ_PAGE];
+	struct timeq_stats st = tq_stats(s->fd), now;
 	struct timeq_element e;
 	__u64 got = 0, rounds = 0;
 	ssize_t n;
 
 	if (!st.size)
-		BAD("chaos: STATS failed: %s", strerror(errno));
+		return BAD("chaos: STATS failed: %s", strerror(errno));
 	if (!st.configured)
 		return 0;
 	if (st.queued + st.events > st.max_elements || st.events > st.expired)
-		BAD("chaos: stats inconsistent: %llu queued, %llu events, cap %u, expired %llu",
-		    (unsigned long long)st.queued,
-		    (unsigned long long)st.events, st.max_elements,
-		    (unsigned long long)st.expired);
+		return BAD("chaos: bad stats: %llu queued, %llu events, cap %u, expired %llu",
+			   (unsigned long long)st.queued,
+			   (unsigned long long)st.events, st.max_elements,
+			   (unsigned long long)st.expired);
 	for (;;) {
 		while ((n = read(s->fd, buf, sizeof(buf))) > 0)
 			got += count_events(buf, n);
 		if (n < 0 && errno != EAGAIN)
-			BAD("chaos drain: read: %s", strerror(errno));
+			return BAD("chaos drain: read: %s", strerror(errno));
 		if (tq_element(s->fd, TIMEQ_MIN, &e)) {
 			if (errno != ENODATA)
-				BAD("chaos drain: MIN: %s", strerror(errno));
+				return BAD("chaos drain: MIN: %s", strerror(errno));
 			now = tq_stats(s->fd);
 			if (!now.queued && !now.events)
 				break;
@@ -1692,14 +1761,14 @@ static int chaos_check(struct fuzzer *z, struct slot *s)
 		if (!tq_delete(s->fd, e.handle))
 			got++;
 		else if (errno != ENOENT)
-			BAD("chaos drain: DELETE: %s", strerror(errno));
+			return BAD("chaos drain: DELETE: %s", strerror(errno));
 		if (++rounds > 10 * (st.queued + st.events) + 1000)
-			BAD("chaos drain: does not end");
+			return BAD("chaos drain: does not end");
 	}
 	if (got != st.queued + st.events)
-		BAD("chaos: the file held %llu elements, its stats said %llu + %llu",
-		    (unsigned long long)got, (unsigned long long)st.queued,
-		    (unsigned long long)st.events);
+		return BAD("chaos: the file held %llu elements, its stats said %llu + %llu",
+			   (unsigned long long)got, (unsigned long long)st.queued,
+			   (unsigned long long)st.events);
 	return 0;
 }
 
@@ -1794,10 +1863,10 @@ static void *chaos_run(void *arg)
 /* The reader: epoll_wait(), poll() and read() while the others write. */
 static void *chaos_read(void *arg)
 {
+	static __thread unsigned char buf[16 * TQ_PAGE];
 	struct chaos_thread *t = arg;
 	struct chaos *ch = t->ch;
 	struct epoll_event eev[8];
-	static __thread unsigned char buf[16 * TQ_PAGE];
 	int n, i, err;
 
 	while (!__atomic_load_n(&ch->stop, __ATOMIC_RELAXED) && !ch->failed) {
@@ -1856,6 +1925,7 @@ static int chaos_phase(__u64 seed, __u64 deadline)
 	struct epoll_event eev = { .events = EPOLLIN };
 	unsigned int i, nt = opt_threads + 1;
 	struct fuzzer z = { .rng = seed ^ 0xc4a05 };
+	struct slot sink = { .esize = TIMEQ_EVENT_SIZE_VER0 };
 	int failed = 0;
 
 	ch.nslots = opt_files;
@@ -1901,8 +1971,8 @@ static int chaos_phase(__u64 seed, __u64 deadline)
 			failed = 1;
 		close(ch.slots[i].fd);
 	}
-	if (!failed && chaos_check(&z, &(struct slot){
-			.fd = ch.sink, .esize = TIMEQ_EVENT_SIZE_VER0 }))
+	sink.fd = ch.sink;
+	if (!failed && chaos_check(&z, &sink))
 		failed = 1;
 	close(ch.sink);
 	close(ch.ep);
@@ -1961,6 +2031,7 @@ int main(int argc, char **argv)
 	};
 	__u64 start, model_end, end;
 	int opt, fd, status;
+	char msg[512];
 	pid_t pid;
 
 	struct sigaction sa = { .sa_sigaction = on_crash, .sa_flags = SA_SIGINFO };
@@ -1971,15 +2042,30 @@ int main(int argc, char **argv)
 	opt_seed = tq_mono_ns() ^ (__u64)getpid() << 32;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
-		case 's': opt_seed = strtoull(optarg, NULL, 0); break;
-		case 't': opt_seconds = strtoul(optarg, NULL, 0); break;
-		case 'j': opt_threads = strtoul(optarg, NULL, 0); break;
-		case 'f': opt_files = strtoul(optarg, NULL, 0); break;
-		case 'm': opt_model_share = strtoul(optarg, NULL, 0); break;
-		case 'o': opt_ops = strtoul(optarg, NULL, 0); break;
-		case 'v': opt_verbose = 1; break;
+		case 's':
+			opt_seed = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			opt_seconds = strtoul(optarg, NULL, 0);
+			break;
+		case 'j':
+			opt_threads = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			opt_files = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			opt_model_share = strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			opt_ops = strtoul(optarg, NULL, 0);
+			break;
+		case 'v':
+			opt_verbose = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [--seed N] [--seconds S] [--threads T] [--files F] [--model-share P] [--ops N]\n",
+			fprintf(stderr,
+				"usage: %s [--seed N] [--seconds S] [--threads T] [--files F] [--model-share P] [--ops N]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1992,10 +2078,12 @@ int main(int argc, char **argv)
 	}
 	ksft_print_header();
 	ksft_set_plan(2);
-	ksft_print_msg("seed %#llx: rerun with %s --seed %#llx --seconds %u --threads %u --files %u --model-share %u\n",
-		       (unsigned long long)opt_seed, argv[0],
-		       (unsigned long long)opt_seed, opt_seconds, opt_threads,
-		       opt_files, opt_model_share);
+	snprintf(msg, sizeof(msg),
+		 "%s --seed %#llx --seconds %u --threads %u --files %u --model-share %u",
+		 argv[0], (unsigned long long)opt_seed, opt_seconds,
+		 opt_threads, opt_files, opt_model_share);
+	ksft_print_msg("seed %#llx: rerun with %s\n",
+		       (unsigned long long)opt_seed, msg);
 	fd = open(TQ_DEV, O_RDWR);
 	if (fd < 0)
 		ksft_exit_fail_msg("open %s: %s\n", TQ_DEV, strerror(errno));
@@ -2031,26 +2119,35 @@ int main(int argc, char **argv)
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		ksft_exit_fail_msg("waitpid: %s\n", strerror(errno));
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
-		ksft_test_result_pass("model phase: %lu calls on %u files, each as its model said\n",
-				      tally->model_calls, opt_files);
-	else
-		ksft_test_result_fail("model phase: failed at call %lu (status %#x): rerun with --seed %#llx --ops %lu\n",
-				      tally->model_calls, status,
-				      (unsigned long long)opt_seed,
-				      tally->model_calls);
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		snprintf(msg, sizeof(msg),
+			 "model phase: %lu calls on %u files, each as its model said",
+			 tally->model_calls, opt_files);
+		ksft_test_result_pass("%s\n", msg);
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "model phase: failed at call %lu (status %#x): rerun with --seed %#llx --ops %lu",
+			 tally->model_calls, status,
+			 (unsigned long long)opt_seed, tally->model_calls);
+		ksft_test_result_fail("%s\n", msg);
+	}
 
-	if (!chaos_phase(opt_seed, end))
-		ksft_test_result_pass("chaos phase: %lu calls by %u threads and a reader on %u files, every errno documented\n",
-				      tally->chaos_calls, opt_threads, opt_files);
-	else
+	if (!chaos_phase(opt_seed, end)) {
+		snprintf(msg, sizeof(msg),
+			 "chaos phase: %lu calls by %u threads and a reader on %u files, every errno documented",
+			 tally->chaos_calls, opt_threads, opt_files);
+		ksft_test_result_pass("%s\n", msg);
+	} else {
 		ksft_test_result_fail("chaos phase: failed after %lu calls (seed %#llx)\n",
 				      tally->chaos_calls,
 				      (unsigned long long)opt_seed);
-	ksft_print_msg("%lu calls in %.1f s, %lu events read, %lu files swapped out under use, %lu closed in order and reopened\n",
-		       tally->model_calls + tally->chaos_calls,
-		       (tq_mono_ns() - start) / 1e9, tally->events, tally->swaps,
-		       tally->reopens);
+	}
+	snprintf(msg, sizeof(msg),
+		 "%lu calls in %.1f s, %lu events read, %lu files swapped out under use, %lu closed in order and reopened",
+		 tally->model_calls + tally->chaos_calls,
+		 (tq_mono_ns() - start) / 1e9, tally->events, tally->swaps,
+		 tally->reopens);
+	ksft_print_msg("%s\n", msg);
 	print_tallies();
 	ksft_finished();
 }

@@ -92,13 +92,17 @@ struct cg_report {
 	__u64	after_lift;
 };
 
-#define CG_CHECK(cond) do {						\
-		if (!(cond)) {						\
-			r->line = __LINE__;				\
-			r->err = errno;					\
-			return;						\
-		}							\
-	} while (0)
+/* Whether a check failed: if it did, the report says where and why. */
+static int cg_failed(struct cg_report *r, int ok, int line)
+{
+	if (ok)
+		return 0;
+	r->line = line;
+	r->err = errno;
+	return 1;
+}
+
+#define CG_FAILED(r, cond) cg_failed(r, cond, __LINE__)
 
 /* In the group: fill it, and check each refusal changed nothing. */
 static void cg_child(struct cg_report *r, int go_fd, int ready_fd)
@@ -111,24 +115,31 @@ static void cg_child(struct cg_report *r, int go_fd, int ready_fd)
 	char c;
 
 	fd = open(TQ_DEV, O_RDWR | O_NONBLOCK);
-	CG_CHECK(fd >= 0);
-	CG_CHECK(!tq_configure_manual(fd, 0, 1 << 16, 1000000));
-	CG_CHECK(write(ready_fd, "r", 1) == 1);
-	CG_CHECK(read(go_fd, &c, 1) == 1);	/* memory.max is set */
+	if (CG_FAILED(r, fd >= 0))
+		return;
+	if (CG_FAILED(r, !tq_configure_manual(fd, 0, 1 << 16, 1000000)))
+		return;
+	if (CG_FAILED(r, write(ready_fd, "r", 1) == 1))
+		return;
+	if (CG_FAILED(r, read(go_fd, &c, 1) == 1))	/* memory.max is set */
+		return;
 	for (i = 0; i < 1000000; i++) {
 		if (tq_insert(fd, 1 + i % 60000, i, &h))
 			break;
 		first = first ? first : h;
 		last = h;
 	}
-	CG_CHECK(i < 1000000 && errno == ENOMEM);
+	if (CG_FAILED(r, i < 1000000 && errno == ENOMEM))
+		return;
 	r->before_limit = i;
 	r->refused++;
 	st = tq_stats(fd);
-	CG_CHECK(st.queued == (__u64)i && st.inserted == (__u64)i);
+	if (CG_FAILED(r, st.queued == (__u64)i && st.inserted == (__u64)i))
+		return;
 	/* Refused again and again, with nothing changed. */
 	for (i = 0; i < 3; i++) {
-		CG_CHECK(tq_insert(fd, 7, 7, NULL) == -1 && errno == ENOMEM);
+		if (CG_FAILED(r, tq_insert(fd, 7, 7, NULL) == -1 && errno == ENOMEM))
+			return;
 		r->refused++;
 	}
 	memset(ops, 0, sizeof(ops));
@@ -136,43 +147,56 @@ static void cg_child(struct cg_report *r, int go_fd, int ready_fd)
 		ops[i].op = TIMEQ_OP_INSERT;
 		ops[i].time = 9;
 	}
-	CG_CHECK(tq_batch(fd, ops, 4) == 0 && ops[0].result == -ENOMEM &&
-		 !ops[0].handle && !ops[1].result);
+	if (CG_FAILED(r, tq_batch(fd, ops, 4) == 0 && ops[0].result == -ENOMEM &&
+		      !ops[0].handle && !ops[1].result))
+		return;
 	r->refused++;
 	now = tq_stats(fd);
-	CG_CHECK(now.queued == st.queued && now.inserted == st.inserted &&
-		 now.events == st.events);
+	if (CG_FAILED(r, now.queued == st.queued && now.inserted == st.inserted &&
+		      now.events == st.events))
+		return;
 	/* The minimum is the first element, as before. */
-	CG_CHECK(!tq_element(fd, TIMEQ_MIN, &e) && e.handle == first);
+	if (CG_FAILED(r, !tq_element(fd, TIMEQ_MIN, &e) && e.handle == first))
+		return;
 	/* A new file: its open or its configuration is refused. */
 	other = open(TQ_DEV, O_RDWR);
 	if (other < 0) {
-		CG_CHECK(errno == ENOMEM);
+		if (CG_FAILED(r, errno == ENOMEM))
+			return;
 		r->open_enomem = 1;
 	} else {
 		if (tq_configure_mono(other, 1000, 1 << 20, 0)) {
-			CG_CHECK(errno == ENOMEM);
-			CG_CHECK(!tq_stats(other).configured);
+			if (CG_FAILED(r, errno == ENOMEM))
+				return;
+			if (CG_FAILED(r, !tq_stats(other).configured))
+				return;
 			r->conf_enomem = 1;
 		}
 		close(other);
 	}
 	/* Deletes and reads need no memory. */
-	CG_CHECK(tq_advance(fd, 100) > 0);
+	if (CG_FAILED(r, tq_advance(fd, 100) > 0))
+		return;
 	for (i = 0; i < 200; i++)
-		CG_CHECK(!tq_element(fd, TIMEQ_DELETE_MIN, &e));
+		if (CG_FAILED(r, !tq_element(fd, TIMEQ_DELETE_MIN, &e)))
+			return;
 	for (i = 0; i < 10; i++)
 		r->after_delete += !tq_insert(fd, 60000, i, NULL);
 	st = tq_stats(fd);
-	CG_CHECK(write(ready_fd, "r", 1) == 1);
-	CG_CHECK(read(go_fd, &c, 1) == 1);	/* memory.max is lifted */
+	if (CG_FAILED(r, write(ready_fd, "r", 1) == 1))
+		return;
+	if (CG_FAILED(r, read(go_fd, &c, 1) == 1))	/* memory.max is lifted */
+		return;
 	for (i = 0; i < 1000; i++)
-		CG_CHECK(!tq_insert(fd, 60001, i, &h));
+		if (CG_FAILED(r, !tq_insert(fd, 60001, i, &h)))
+			return;
 	now = tq_stats(fd);
-	CG_CHECK(now.queued == st.queued + 1000 && now.inserted == st.inserted + 1000);
+	if (CG_FAILED(r, now.queued == st.queued + 1000 && now.inserted == st.inserted + 1000))
+		return;
 	/* The handles went on from where they were: no refusal used one. */
-	CG_CHECK((__u32)(h >> 32) - (__u32)(last >> 32) ==
-		 r->after_delete + 1000);
+	if (CG_FAILED(r, (__u32)(h >> 32) - (__u32)(last >> 32) ==
+		      r->after_delete + 1000))
+		return;
 	r->after_lift = 1000;
 	close(fd);
 }
@@ -233,11 +257,13 @@ TEST_F_TIMEOUT(iso, memory_max, SLOW_TIMEOUT)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("child: status %#x, check at line %d failed (%s)", status,
 		       r->line, strerror(r->err));
-	TH_LOG("memory.max %s: %llu elements, then %llu calls refused with ENOMEM, nothing changed (new file: %s); %d of 10 inserts after 200 deletes; %llu after the limit lifted",
+	TH_LOG("memory.max %s: %llu elements, then %llu calls refused with ENOMEM,",
 	       buf, (unsigned long long)r->before_limit,
-	       (unsigned long long)r->refused,
+	       (unsigned long long)r->refused);
+	TH_LOG("  nothing changed (new file: %s); %d of 10 inserts after 200 deletes;",
 	       r->open_enomem ? "open refused" : r->conf_enomem ?
-	       "configure refused" : "configured", r->after_delete,
+	       "configure refused" : "configured", r->after_delete);
+	TH_LOG("  %llu after the limit lifted",
 	       (unsigned long long)r->after_lift);
 }
 
@@ -394,8 +420,9 @@ TEST_F_TIMEOUT(iso, files_apart, SLOW_TIMEOUT)
 	for (i = 0; i < APART_FILES; i++)
 		close(f[i].fd);
 	EXPECT_EQ(0, coincide);
-	TH_LOG("%d foreign handles and neighbours refused over %d files of 2 users, %d coincided with a file's own",
-	       refused, APART_FILES, coincide);
+	TH_LOG("%d foreign handles and neighbours refused over %d files of 2 users,",
+	       refused, APART_FILES);
+	TH_LOG("  %d coincided with a file's own", coincide);
 }
 
 /* --- no kernel address comes out --- */
@@ -694,10 +721,11 @@ TEST_F_TIMEOUT(iso, no_kernel_address, SLOW_TIMEOUT)
 	close(man);
 	close(mono);
 	free(k.a);
-	TH_LOG("%ld words checked against %zu kernel addresses (symbols %#llx-%#llx, timeq at %#llx, its hrtimer at %#llx)%s%ld asked of kmemleak",
-	       s.words, k.n, (unsigned long long)k.lo, (unsigned long long)k.hi,
-	       (unsigned long long)k.module_lo, (unsigned long long)k.hrtimer,
-	       k.kmemleak ? ", " : ", no kmemleak: ", s.queried);
+	TH_LOG("%ld words checked against %zu kernel addresses%s%ld asked of kmemleak",
+	       s.words, k.n, k.kmemleak ? ", " : ", no kmemleak: ", s.queried);
+	TH_LOG("  (symbols %#llx-%#llx, timeq at %#llx, its hrtimer at %#llx)",
+	       (unsigned long long)k.lo, (unsigned long long)k.hi,
+	       (unsigned long long)k.module_lo, (unsigned long long)k.hrtimer);
 }
 
 TEST_HARNESS_MAIN

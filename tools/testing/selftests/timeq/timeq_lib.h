@@ -138,31 +138,32 @@ static inline __u64 tq_mono_ns(void)
 
 /*
  * The errno each command may fail with, as the header's "Errors" list
- * documents it, by command number minus TIMEQ_CMD_CONFIGURE, each list
- * ending in 0. Every command may fail with ENOTTY (an unknown number),
- * EFAULT, EINVAL and E2BIG (its structure).
+ * documents it: those every command may fail with, ENOTTY (an unknown
+ * number), EFAULT, EINVAL and E2BIG (its structure), then each
+ * command's own, by command number minus TIMEQ_CMD_CONFIGURE. Each list
+ * ends in 0.
  */
-#define TQ_ERRNO_ANY	ENOTTY, EFAULT, EINVAL, E2BIG
+static const int tq_errno_any[] = { ENOTTY, EFAULT, EINVAL, E2BIG, 0 };
 
-static const int tq_errno_documented[][12] = {
+static const int tq_errno_documented[][8] = {
 	/* CONFIGURE */
-	{ TQ_ERRNO_ANY, EBUSY, EMFILE, ENOMEM, EOPNOTSUPP },
+	{ EBUSY, EMFILE, ENOMEM, EOPNOTSUPP },
 	/* INSERT */
-	{ TQ_ERRNO_ANY, EBADFD, ENOMEM, ERANGE, ENOSPC },
+	{ EBADFD, ENOMEM, ERANGE, ENOSPC },
 	/* DELETE */
-	{ TQ_ERRNO_ANY, EBADFD, ENOENT },
+	{ EBADFD, ENOENT },
 	/* UPDATE */
-	{ TQ_ERRNO_ANY, EBADFD, ENOENT, ERANGE },
+	{ EBADFD, ENOENT, ERANGE },
 	/* MIN */
-	{ TQ_ERRNO_ANY, EBADFD, ENODATA },
+	{ EBADFD, ENODATA },
 	/* DELETE_MIN */
-	{ TQ_ERRNO_ANY, EBADFD, ENODATA, EOPNOTSUPP },
+	{ EBADFD, ENODATA, EOPNOTSUPP },
 	/* ADVANCE */
-	{ TQ_ERRNO_ANY, EBADFD, EOPNOTSUPP },
+	{ EBADFD, EOPNOTSUPP },
 	/* STATS */
-	{ TQ_ERRNO_ANY },
+	{ 0 },
 	/* BATCH: the ioctl itself; its operations are below */
-	{ TQ_ERRNO_ANY, EBADFD },
+	{ EBADFD },
 };
 
 /* What the result of one operation of a batch may be, negated. */
@@ -194,7 +195,8 @@ static inline int tq_errno_ok(unsigned long cmd, int err)
 	    _IOC_NR(cmd) < TIMEQ_CMD_CONFIGURE ||
 	    nr >= TQ_ARRAY_SIZE(tq_errno_documented))
 		return err == ENOTTY;
-	return tq_errno_in(tq_errno_documented[nr], err);
+	return tq_errno_in(tq_errno_any, err) ||
+	       tq_errno_in(tq_errno_documented[nr], err);
 }
 
 /* The name of a command, for messages. */

@@ -192,8 +192,6 @@ TEST_F_TIMEOUT(mod, rmmod_refused_while_open, SLOW_TIMEOUT)
  */
 static const char *traffic_why;
 
-#define TRAFFIC_BAD(what) do { traffic_why = (what); goto out; } while (0)
-
 static int traffic(int round)
 {
 	struct pollfd pfd;
@@ -202,24 +200,35 @@ static int traffic(int round)
 	int i, ret = -1;
 	__u64 tick;
 
-	if (a < 0 || b < 0)
-		TRAFFIC_BAD("open");
-	if (manual_traffic(a, 5 + round % 50))
-		TRAFFIC_BAD("the manual file");
+	if (a < 0 || b < 0) {
+		traffic_why = "open";
+		goto out;
+	}
+	if (manual_traffic(a, 5 + round % 50)) {
+		traffic_why = "the manual file";
+		goto out;
+	}
 	/*
 	 * 1 ms ticks: the first element is due at once, the others 30 s
 	 * ahead, which no host is slow enough to reach before the stats.
 	 */
-	if (tq_configure_mono(b, 1000000, 1 << 16, 0))
-		TRAFFIC_BAD("configure monotonic");
+	if (tq_configure_mono(b, 1000000, 1 << 16, 0)) {
+		traffic_why = "configure monotonic";
+		goto out;
+	}
 	tick = tq_mono_ns() / 1000000;
-	for (i = 0; i < 8; i++)
-		if (tq_insert(b, tick + (i ? 30000 + i : 2), i, NULL))
-			TRAFFIC_BAD("insert monotonic");
+	for (i = 0; i < 8; i++) {
+		if (tq_insert(b, tick + (i ? 30000 + i : 2), i, NULL)) {
+			traffic_why = "insert monotonic";
+			goto out;
+		}
+	}
 	pfd = (struct pollfd){ .fd = b, .events = POLLIN };
 	if (poll(&pfd, 1, -1) != 1 || read(b, &ev, sizeof(ev)) != sizeof(ev) ||
-	    ev.cookie)
-		TRAFFIC_BAD("the monotonic event");
+	    ev.cookie) {
+		traffic_why = "the monotonic event";
+		goto out;
+	}
 	ret = tq_stats(b).queued == 7 ? 0 : -1;
 	if (ret)
 		traffic_why = "monotonic stats";
@@ -266,7 +275,12 @@ struct loads {
 	int		nodes;		/* /dev/timeq made by hand */
 };
 
-#define LOAD_BAD(l, what) do { (l)->why = (what); return -1; } while (0)
+/* Say which check failed; -1, for the caller to return. */
+static int load_bad(struct loads *l, const char *what)
+{
+	l->why = what;
+	return -1;
+}
 
 /*
  * The misc device registered but devtmpfs has no node for it: the driver
@@ -341,31 +355,31 @@ static int load_nth(const char *ko, const char *name, const char *params,
 	ret = finit_nth(ko, params, nth, &left);
 	err = errno;
 	if (ret == -2)
-		LOAD_BAD(l, "fail-nth");
+		return load_bad(l, "fail-nth");
 	injected = nth && !left;
 	if (ret) {
 		l->failed++;
 		l->errs[err < 134 ? err : 0]++;
 		if (tq_module_loaded(name) != 0)
-			LOAD_BAD(l, "the module is loaded after its load failed");
+			return load_bad(l, "the module is loaded after its load failed");
 		if (!strcmp(name, "timeq") && dev_present() != 0)
-			LOAD_BAD(l, "/dev/timeq is there after the load failed");
+			return load_bad(l, "/dev/timeq is there after the load failed");
 		if (!injected && nth)
-			LOAD_BAD(l, "the load failed with nothing injected");
+			return load_bad(l, "the load failed with nothing injected");
 		return 1;
 	}
 	l->ok++;
 	if (!strcmp(name, "timeq")) {
 		made = make_node(l);
 		if (made < 0)
-			LOAD_BAD(l, "loaded, but no /dev/timeq and no misc device");
+			return load_bad(l, "loaded, but no /dev/timeq and no misc device");
 		if (traffic(nth))
-			LOAD_BAD(l, traffic_why);
+			return load_bad(l, traffic_why);
 	}
 	if (tq_unload_module(name))
-		LOAD_BAD(l, "loaded, it does not unload");
+		return load_bad(l, "loaded, it does not unload");
 	if (made > 0 && unlink(TQ_DEV))
-		LOAD_BAD(l, "unlink the node made by hand");
+		return load_bad(l, "unlink the node made by hand");
 	return injected;
 }
 
@@ -375,7 +389,8 @@ static void print_loads(struct __test_metadata *_metadata, const char *what,
 	char line[512];
 	int e, at;
 
-	at = snprintf(line, sizeof(line), "%s: %d loaded (%d without a devtmpfs node), %d failed cleanly:",
+	at = snprintf(line, sizeof(line),
+		      "%s: %d loaded (%d without a devtmpfs node), %d failed cleanly:",
 		      what, l->ok, l->nodes, l->failed);
 	for (e = 0; e < 134; e++)
 		if (l->errs[e])
@@ -465,10 +480,10 @@ static int sweep(const char *ko, const char *name, const char *params,
 	pre = points_of(ko, name, bad, &loaded);
 	again = points_of(ko, name, bad, &loaded);
 	if (pre < 0 || again < 0 || loaded)
-		LOAD_BAD(l, "a load with a bad parameter was not refused");
+		return load_bad(l, "a load with a bad parameter was not refused");
 	*last = points_of(ko, name, params, &loaded);
 	if (*last < 0 || !loaded)
-		LOAD_BAD(l, "the load does not succeed");
+		return load_bad(l, "the load does not succeed");
 	/* The later of the two, should the loader's count vary. */
 	*first = (pre > again ? pre : again) + 1;
 	*stride = env && atoi(env) > 0 ? atoi(env) :
@@ -566,7 +581,9 @@ TEST_F_TIMEOUT(failing, load_fail_nth, SLOW_TIMEOUT)
 		EXPECT_LT(0, lc.failed);
 		TH_LOG("timeq_client.ko: points %d to %d, every %dth", cfirst,
 		       clast, cstride);
-		print_loads(_metadata, "timeq_client.ko, its allocations failing one at a time", &lc);
+		print_loads(_metadata,
+			    "timeq_client.ko, its allocations failing one at a time",
+			    &lc);
 		ASSERT_EQ(0, tq_unload_module("timeq"));
 	}
 	cleared = clear_kernel_leak(tq_mono_ns(), what, sizeof(what));
@@ -593,7 +610,8 @@ static int read_progress(struct progress *p)
 	if (tq_read_file("/sys/module/timeq_client/parameters/progress", buf,
 			 sizeof(buf)))
 		return -1;
-	return sscanf(buf, "fired %ld rearm_refused %ld fast_applied %ld fast_deferred %ld fast_refused %ld early %ld",
+	return sscanf(buf,
+		      "fired %ld rearm_refused %ld fast_applied %ld fast_deferred %ld fast_refused %ld early %ld",
 		      &p->fired, &p->refused, &p->applied, &p->deferred,
 		      &p->fast_refused, &p->early) == 6 ? 0 : -1;
 }
@@ -612,7 +630,8 @@ static int read_summary(int kmsg, unsigned int *pending, long *refused,
 	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0) {
 		rec[n] = 0;
 		at = strstr(rec, "timeq_client: stopped ");
-		if (at && sscanf(at, "timeq_client: stopped %*u queues: %ld callbacks, %ld re-arms refused, %ld fast updates applied, %ld deferred, %*d refused; %u destroyed",
+		if (at && sscanf(at,
+				 "timeq_client: stopped %*u queues: %ld callbacks, %ld re-arms refused, %ld fast updates applied, %ld deferred, %*d refused; %u destroyed",
 				 &dummy, refused, &dummy, deferred, pending) == 5)
 			return 0;
 	}
@@ -663,8 +682,10 @@ TEST_F_TIMEOUT(mod, client_unload_in_flight, SLOW_TIMEOUT)
 	/* The module it used is intact: it works, and unloads. */
 	ASSERT_EQ(0, traffic(0));
 	ASSERT_EQ(0, tq_unload_module("timeq"));
-	TH_LOG("6 unloads in flight: %ld callbacks and more, %ld fast updates handed off, %ld re-arms refused by the shutdown, %u queues destroyed with hand-offs pending",
-	       fired, total_deferred, total_refused, total_pending);
+	TH_LOG("6 unloads in flight: %ld callbacks and more, %ld fast updates handed off,",
+	       fired, total_deferred);
+	TH_LOG("  %ld re-arms refused by the shutdown, %u queues destroyed with hand-offs pending",
+	       total_refused, total_pending);
 }
 
 /* --- closing a file while its expiry runs --- */

@@ -1613,9 +1613,9 @@ static int failslab_on(struct failslab *saved)
 {
 	if (access("/proc/thread-self/fail-nth", W_OK) ||
 	    tq_read_file(FAILSLAB "ignore-gfp-wait", saved->gfp_wait,
-		      sizeof(saved->gfp_wait)) ||
+			 sizeof(saved->gfp_wait)) ||
 	    tq_read_file(FAILSLAB "verbose", saved->verbose,
-		      sizeof(saved->verbose)))
+			 sizeof(saved->verbose)))
 		return -1;
 	if (tq_write_file(FAILSLAB "ignore-gfp-wait", "N") ||
 	    tq_write_file(FAILSLAB "verbose", "0"))
@@ -1749,9 +1749,9 @@ FIXTURE_SETUP(limits)
 		SKIP(return, "needs root, to set the limits and become uid %d",
 		     NOBODY);
 	ASSERT_EQ(0, tq_read_file(TQ_PARAM "max_user_files", self->files,
-			       sizeof(self->files)));
+				  sizeof(self->files)));
 	ASSERT_EQ(0, tq_read_file(TQ_PARAM "max_user_elements", self->elements,
-			       sizeof(self->elements)));
+				  sizeof(self->elements)));
 	self->saved = 1;
 }
 
