@@ -376,10 +376,11 @@ void tq_clock_free(struct timeq *q)
  * horizon shrinks by the lag. Choose @horizon with that margin. Arm timers with
  * timeq_timer_arm() or timeq_fast_update(). A timer of time t is expired
  * once ktime_get_ns() >= t * @granularity: it is removed and its callback
- * runs in process context, on the module's workqueue, never earlier. An
- * hrtimer is armed only while the queue holds a timer. timeq_insert() of a
- * bare node is refused; timeq_delete_min() and timeq_del_less_than() still
- * work, and remove timers without running their callbacks.
+ * runs in process context, on the module's workqueue (or in the caller of
+ * timeq_expire()), never earlier, one callback at a time. An hrtimer is
+ * armed only while the queue holds a timer. timeq_insert() of a bare node
+ * is refused; timeq_delete_min() and timeq_del_less_than() still work,
+ * and remove timers without running their callbacks.
  *
  * Context: may sleep if @gfp allows.
  * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)

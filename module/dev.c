@@ -24,9 +24,9 @@
  *    which take turns) moves it to the end of the file's event list and
  *    wakes readers. Either way one expiry at a time moves elements, in the
  *    queue's order, so events are read in that order. read() copies
- *    events out, then frees their elements. The cap counts elements queued and events unread, so
- *    a slow reader makes inserts fail with ENOSPC and no event is ever
- *    dropped.
+ *    events out, then frees their elements. The cap counts elements
+ *    queued and events unread, so a slow reader makes inserts fail with
+ *    ENOSPC and no event is ever dropped.
  *
  * A failed command changes nothing, so a result is delivered before the
  * change it reports is applied. Every command is split in three steps:

@@ -98,8 +98,9 @@ struct timeq_counters;
  * typedef timeq_timer_fn - a timer's callback, run when it expires
  * @timer:	the timer, no longer queued; the callback may re-arm it
  *
- * Runs in process context (the module's workqueue) on a queue from
- * timeq_create_monotonic(), and may sleep.
+ * Runs in process context (the module's workqueue, or the caller of
+ * timeq_expire()) on a queue from timeq_create_monotonic(), and may
+ * sleep. The callbacks of one queue run one at a time.
  */
 typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
 

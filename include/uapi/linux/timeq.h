@@ -103,8 +103,8 @@
  * read() returns whole events of the configured event size, as many as
  * fit and are ready, up to 16 per call, in the order their elements
  * expired: by time, and among equal times in the order they were
- * inserted or last updated. With O_NONBLOCK and none ready,
- * it fails with EAGAIN; otherwise it waits. If the buffer faults after
+ * inserted or last updated. With O_NONBLOCK and none ready, it fails
+ * with EAGAIN; otherwise it waits. If the buffer faults after
  * some events were written, read() returns those, and only they are
  * consumed. poll() and epoll report EPOLLIN while an event is ready; an
  * event can be ready when poll() looks and be gone when read() does,
