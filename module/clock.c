@@ -187,11 +187,14 @@ void tq_clock_catch_up(struct timeq *q)
 
 /*
  * One run of the expiry: expire the timers due at the current tick, but at
- * most @until, and at most @budget of them, one callback at a time.
+ * most *@until, and at most @budget of them, one callback at a time; set
+ * *@until to the tick it expired to. @fired: the run is the work's, which
+ * the hrtimer (or a kick) queued, so the hrtimer is taken as spent once
+ * nothing is due; timeq_expire()'s run leaves it as it is set.
  * Return: whether due timers remain and the queue is not stopping.
  */
-static bool tq_clock_run(struct timeq *q, u64 until, unsigned int budget,
-			 unsigned long *expired)
+static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
+			 bool fired, unsigned long *expired)
 {
 	struct timeq_clock *clock = q->clock;
 	struct timeq_timer *timer;
@@ -201,7 +204,8 @@ static bool tq_clock_run(struct timeq *q, u64 until, unsigned int budget,
 	u64 tick, late;
 
 	mutex_lock(&clock->expiry);
-	tick = min(tq_clock_tick(clock), until);
+	tick = min(tq_clock_tick(clock), *until);
+	*until = tick;
 	for (done = 0; ; done++) {
 		might_sleep();
 		tq_lock(q);
@@ -211,11 +215,14 @@ static bool tq_clock_run(struct timeq *q, u64 until, unsigned int budget,
 		more = q->min && q->min_time <= tick;
 		if (done == budget || !more) {
 			/*
-			 * Due timers left: run again. None: the hrtimer has
-			 * fired, or is set for a time that has passed, so arm it
-			 * again for the minimum, or cancel it.
+			 * Due timers left: run again. None, in the work's run:
+			 * the hrtimer has fired, or is set for a time that has
+			 * passed, so arm it again for the minimum, or cancel it.
+			 * In timeq_expire()'s, it stays as set unless the
+			 * minimum is earlier: set for an earlier time, it fires,
+			 * finds nothing due and re-arms.
 			 */
-			if (!more)
+			if (!more && fired)
 				WRITE_ONCE(clock->armed, TQ_UNARMED);
 			tq_clock_changed(q);
 			again = more && !clock->stopping;
@@ -256,8 +263,9 @@ static unsigned int tq_clock_budget(void)
 void tq_clock_expire(struct timeq *q)
 {
 	unsigned long expired = 0;
+	u64 until = U64_MAX;
 
-	if (tq_clock_run(q, U64_MAX, tq_clock_budget(), &expired))
+	if (tq_clock_run(q, &until, tq_clock_budget(), true, &expired))
 		queue_work(timeq_wq, &q->work);
 }
 
@@ -265,15 +273,16 @@ void tq_clock_expire(struct timeq *q)
  * timeq_expire - expire a clocked queue's due timers in the caller's context
  * @q:		a queue from timeq_create_monotonic()
  *
- * Expires every timer due at the tick this call begins at, as the queue's
- * work would: each is removed and its callback runs here, with no lock of
- * the queue held. Runs of the expiry, this call's and the work's, take
- * turns, so the callbacks of @q run one at a time and in the queue's order
- * (time, then insertion), never early. A caller that needs what is due
- * handled before it goes on, such as one about to judge a time against
- * timeq_now(), calls this rather than timeq_del_less_than(), which removes
- * without running callbacks and without taking turns. The work is done in
- * runs of expire_budget timers with a reschedule between them.
+ * Expires every timer due at the current tick, read once when this call's
+ * first turn begins, as the queue's work would: each is removed and its
+ * callback runs here, with no lock of the queue held. Runs of the expiry,
+ * this call's and the work's, take turns, so the callbacks of @q run one
+ * at a time and in the queue's order (time, then insertion), never early.
+ * A caller that needs what is due handled before it goes on, such as one
+ * about to judge a time against timeq_now(), calls this rather than
+ * timeq_del_less_than(), which removes without running callbacks and
+ * without taking turns. The work is done in runs of expire_budget timers
+ * with a reschedule between them.
  *
  * Context: process context, may sleep. Not from a callback of @q, nor
  * while holding a lock a callback of @q takes: the runs take turns under a
@@ -282,10 +291,11 @@ void tq_clock_expire(struct timeq *q)
  */
 unsigned long timeq_expire(struct timeq *q)
 {
-	u64 tick = tq_clock_tick(q->clock);
 	unsigned long expired = 0;
+	u64 until = U64_MAX;
 
-	while (tq_clock_run(q, tick, tq_clock_budget(), &expired))
+	/* Each run after the first stops at the first one's tick. */
+	while (tq_clock_run(q, &until, tq_clock_budget(), false, &expired))
 		cond_resched();
 	return expired;
 }
