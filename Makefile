@@ -30,9 +30,9 @@
 #			on the same traffic, in Debian's stock 6.12 under qemu
 #   make htmldocs	Documentation/ in HTML, at build/htmldocs (Sphinx)
 #   make style		checkpatch --strict over module/, include/, kunit/,
-#			tools/lib/ and samples/, and clang-format over their
-#			lines new since the kernel's .clang-format landed
-#			(tools/testing/gates)
+#			tools/lib/, samples/, the kselftests and timeqctl, and
+#			clang-format over the first five's lines new since the
+#			kernel's .clang-format landed (tools/testing/gates)
 #   make lint		style, and kernel-doc -Wall, W=1 with sparse against
 #			Debian's 6.1, 6.12 and 6.12-rt headers, and a clang
 #			(LLVM=1) build against Debian's 6.12 headers
