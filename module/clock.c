@@ -15,6 +15,13 @@
  *    spins): when it moves the minimum earlier it queues the queue's
  *    irq_work, whose handler re-arms (tq_clock_kick()). That costs the
  *    time from the fast update to the self-interrupt in expiry lateness.
+ *  - Arming is serialised by @arm_lock, a raw spinlock that the irq_work
+ *    and the slow side take with interrupts off: each reads @min_time
+ *    inside it and sets the hrtimer only earlier than @armed, so the
+ *    last to arm saw the latest minimum, and the hrtimer is never left
+ *    later than the minimum once both have run. (Without it, a kick that
+ *    read an older, later minimum could start the hrtimer after the slow
+ *    side had set it earlier, and @armed would then hide the loss.)
  *  - The hrtimer's handler only queues the queue's work (paths.c); the work
  *    expires in process context, so callbacks may sleep.
  *  - Never early, never late by a tick: a timer of tick t is due once tick
@@ -23,10 +30,23 @@
  *    current tick, never past it (tq_clock_catch_up()), so a timer armed
  *    for the current tick keeps that time.
  *  - The queue's clock lags CLOCK_MONOTONIC only until the slow side next
- *    runs: every slow-side call catches it up first, as far as the timers
- *    not yet expired allow. The fast path judges the horizon by
- *    CLOCK_MONOTONIC itself when a time lies beyond the lagging clock's
- *    window (tq_clock_fast_tick()), and defers it to the slow side.
+ *    runs: every slow-side call first catches it up (tq_clock_catch_up()),
+ *    as far as the timers not yet expired allow. A timer that needs more
+ *    of the window than that, to a time at most the horizon past the
+ *    current tick, gets it (tq_clock_make_room()): the timers before the
+ *    new clock leave the queue, in its order, for @due, a list of timers
+ *    that are due and whose callbacks have not run yet (as the timer
+ *    wheel collects expired timers before it runs them). So a late expiry
+ *    never narrows the window a caller can arm in. The fast path judges
+ *    the horizon by CLOCK_MONOTONIC itself when a time lies beyond the
+ *    lagging clock's window (tq_clock_fast_tick()), and defers it to the
+ *    slow side, which then makes the room.
+ *  - A timer on @due is not queued, but still armed: every timer call
+ *    finds it there and takes it off (tq_clock_cancel_due()), as the
+ *    timer wheel's calls detach a timer from its expiry list. Its flag
+ *    %TIMEQ_TIMER_DUE says so, and the fast path defers an update of it.
+ *    Everything on @due is earlier than anything queued, and is expired
+ *    first.
  *  - Expiry storms are bounded: one run of the work expires at most
  *    expire_budget timers (a module parameter), then queues itself again
  *    for the rest. Nothing is lost, and the workqueue runs other queues'
@@ -34,7 +54,10 @@
  *  - Each timer is removed under the locks and its callback runs with them
  *    dropped. @running names the timer whose callback runs, so that
  *    timeq_delete_sync() can wait for it (the way timer_delete_sync() waits
- *    on a timer base's running_timer).
+ *    on a timer base's running_timer). It is set in the same lock hold as
+ *    the removal, before any lock is dropped: from then on the timer is
+ *    in no list and not pending, and @running is all that tells a
+ *    delete_sync that it is not yet free.
  *  - Two contexts expire: the work, and timeq_expire() in its caller's. A
  *    run of either holds the clock's @expiry mutex from before it reads
  *    the tick to after its last callback returns, so a queue's callbacks
@@ -78,22 +101,26 @@ MODULE_PARM_DESC(expire_budget,
  * @hrtimer:	fires at the earliest timer's tick and queues the work
  * @q:		the queue
  * @granularity: nanoseconds per tick
+ * @arm_lock:	serialises the setting of @hrtimer and @armed
  * @armed:	the tick @hrtimer is set for, or %TQ_UNARMED
+ * @due:	timers whose tick has passed, out of the queue in its order,
+ *		whose callbacks have not run yet
  * @running:	the timer whose callback is running, or NULL
  * @stopping:	timeq_destroy() has begun: arm nothing, queue nothing
  * @wait:	where timeq_delete_sync() waits for @running to change
  * @expiry:	held by each run of the expiry (tq_clock_run())
  *
- * @running and @stopping are guarded by the queue's head_lock. @armed is
- * written under it by the slow side and without it by tq_clock_kick(): a
- * stale value costs at most an early firing, which re-arms. Order:
- * @expiry, then the queue's locks.
+ * @due, @running and @stopping are guarded by the queue's head_lock,
+ * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
+ * @arm_lock.
  */
 struct timeq_clock {
 	struct hrtimer		hrtimer;
 	struct timeq		*q;
 	u64			granularity;
+	raw_spinlock_t		arm_lock;
 	u64			armed;
+	struct list_head	due;
 	struct timeq_timer	*running;
 	bool			stopping;
 	wait_queue_head_t	wait;
@@ -114,47 +141,78 @@ static enum hrtimer_restart tq_clock_fire(struct hrtimer *hrtimer)
 	return HRTIMER_NORESTART;
 }
 
-void tq_clock_changed(struct timeq *q)
+/*
+ * Set the hrtimer for @time if that is earlier than it is set for;
+ * @time U64_MAX cancels it. @spent: it has fired, or is set for a time
+ * that has passed, so any time is earlier. With @arm_lock held.
+ */
+static void tq_clock_set(struct timeq_clock *clock, u64 time, bool spent)
+	__must_hold(&clock->arm_lock)
+{
+	lockdep_assert_held(&clock->arm_lock);
+	if (spent)
+		WRITE_ONCE(clock->armed, TQ_UNARMED);
+	if (time == U64_MAX) {
+		if (clock->armed != TQ_UNARMED)
+			hrtimer_try_to_cancel(&clock->hrtimer);
+		WRITE_ONCE(clock->armed, TQ_UNARMED);
+	} else if (time < clock->armed) {
+		WRITE_ONCE(clock->armed, time);
+		hrtimer_start(&clock->hrtimer,
+			      ns_to_ktime(time * clock->granularity),
+			      HRTIMER_MODE_ABS);
+	}
+}
+
+/*
+ * The slow side may have moved the minimum: set the hrtimer for it, or
+ * cancel it if the queue is empty, and queue the work if timers are due.
+ * Under head_lock, which keeps @min and @due still.
+ */
+static void tq_clock_arm(struct timeq *q, bool spent)
 	__must_hold(&q->head_lock)
 {
 	struct timeq_clock *clock = q->clock;
-	u64 time;
+	unsigned long flags;
 
 	lockdep_assert_held(&q->head_lock);
 	if (clock->stopping)
 		return;
-	if (!q->min) {
-		if (q->pend != TQ_PEND_NONE)
-			return;
-		if (READ_ONCE(clock->armed) != TQ_UNARMED)
-			hrtimer_try_to_cancel(&clock->hrtimer);
-		WRITE_ONCE(clock->armed, TQ_UNARMED);
+	if (!list_empty(&clock->due))
+		queue_work(timeq_wq, &q->work);
+	/* No minimum while work is pending: its last step finds one. */
+	if (!q->min && q->pend != TQ_PEND_NONE)
 		return;
-	}
-	time = q->min_time;
-	if (READ_ONCE(clock->armed) <= time)
-		return;
-	WRITE_ONCE(clock->armed, time);
-	hrtimer_start(&clock->hrtimer, ns_to_ktime(time * clock->granularity),
-		      HRTIMER_MODE_ABS);
+	raw_spin_lock_irqsave(&clock->arm_lock, flags);
+	tq_clock_set(clock, q->min_time, spent);
+	raw_spin_unlock_irqrestore(&clock->arm_lock, flags);
+}
+
+void tq_clock_changed(struct timeq *q)
+	__must_hold(&q->head_lock)
+{
+	tq_clock_arm(q, false);
 }
 
 /*
- * The fast path moved the minimum earlier than the hrtimer is set for:
- * re-arm it. In the irq_work's hard interrupt, without the queue's locks;
- * @min_time is read as it is now, and a slow-side re-arm under head_lock
- * is ordered before the fast update that kicked this one.
+ * The fast path moved the minimum earlier than the hrtimer may be set for:
+ * re-arm it. In the irq_work's hard interrupt, without the queue's locks:
+ * @min_time is read inside @arm_lock, after the fast update that kicked
+ * this wrote it, so whichever of this and the slow side arms last arms
+ * for the latest minimum. A @min_time read while the slow side is between
+ * steps is U64_MAX, and changes nothing: the slow side arms when it ends.
  */
 void tq_clock_kick(struct timeq *q)
 {
 	struct timeq_clock *clock = q->clock;
-	u64 time = READ_ONCE(q->min_time);
+	unsigned long flags;
+	u64 time;
 
-	if (READ_ONCE(clock->stopping) || time >= READ_ONCE(clock->armed))
-		return;
-	WRITE_ONCE(clock->armed, time);
-	hrtimer_start(&clock->hrtimer, ns_to_ktime(time * clock->granularity),
-		      HRTIMER_MODE_ABS);
+	raw_spin_lock_irqsave(&clock->arm_lock, flags);
+	time = READ_ONCE(q->min_time);
+	if (!READ_ONCE(clock->stopping) && time != U64_MAX)
+		tq_clock_set(clock, time, false);
+	raw_spin_unlock_irqrestore(&clock->arm_lock, flags);
 }
 
 /*
@@ -167,10 +225,21 @@ u64 tq_clock_fast_tick(const struct timeq *q)
 	return div64_u64(ktime_get_mono_fast_ns(), q->clock->granularity);
 }
 
+/* A timeq_fn: put a timer whose tick has passed at the end of @due. */
+static void tq_clock_due(struct timeq_node *node, void *arg)
+{
+	struct timeq_clock *clock = arg;
+
+	list_add_tail(&node->entry, &clock->due);
+	set_bit(TIMEQ_TIMER_DUE,
+		&container_of(node, struct timeq_timer, node)->flags);
+}
+
 /*
  * Move the clock up to the current tick, but not past a timer not yet
  * expired, finishing any pulls the move needs in steps. So a timer armed
- * for the current tick keeps its time, and the window is the current one.
+ * for the current tick keeps its time, and the window is the current one
+ * unless a due timer holds it back (then see tq_clock_make_room()).
  */
 void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
@@ -186,6 +255,86 @@ void tq_clock_catch_up(struct timeq *q)
 }
 
 /*
+ * Make room in the window for @time, which lies beyond it: move the clock
+ * to @time - horizon + 1, the timers before that going onto @due in the
+ * queue's order, a budget of them to a lock hold, with a door between
+ * holds (tq_relock(); the caller says what it keeps across). The clock
+ * moves at most to the current tick, so only timers that are due leave.
+ * Return: 0, or -ERANGE if @time lies beyond the horizon even from the
+ * current tick.
+ */
+int tq_clock_make_room(struct timeq *q, u64 time)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
+{
+	u64 target;
+
+	tq_assert_locked(q);
+	if (time < q->horizon)
+		return 0;
+	target = time - q->horizon + 1;
+	if (target > tq_clock_tick(q->clock))
+		return -ERANGE;
+	while (q->now < target) {
+		if (!q->budget)
+			tq_relock(q);
+		__timeq_del_less_than(q, target, ULONG_MAX, tq_clock_due,
+				      q->clock);
+		tq_finish(q);
+	}
+	return 0;
+}
+
+/*
+ * Take @timer off @due if it is there, as a timer call that re-arms or
+ * deletes it does; it is then in no list. Return: whether it was. Under
+ * head_lock; a plain queue never has a timer there.
+ */
+bool tq_clock_cancel_due(struct timeq_timer *timer)
+{
+	if (!test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+		return false;
+	list_del_init(&timer->node.entry);
+	clear_bit(TIMEQ_TIMER_DUE, &timer->flags);
+	return true;
+}
+
+/*
+ * The next timer due at @tick, taken out of @due or the queue, or NULL.
+ * Everything on @due is earlier than anything queued.
+ */
+static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
+{
+	struct timeq_timer *timer;
+
+	timer = list_first_entry_or_null(&q->clock->due, struct timeq_timer,
+					 node.entry);
+	if (timer && timer->node.time <= tick) {
+		tq_clock_cancel_due(timer);
+		return timer;
+	}
+	if (timer || !q->min || q->min_time > tick)
+		return NULL;
+	/* The clock moves to the timer's tick, at most the current one. */
+	return container_of(__timeq_delete_min(q), struct timeq_timer, node);
+}
+
+/* Is a timer due at @tick left, on @due or in the queue? */
+static bool tq_clock_more(struct timeq *q, u64 tick)
+	__must_hold(&q->head_lock)
+{
+	struct timeq_timer *timer;
+
+	timer = list_first_entry_or_null(&q->clock->due, struct timeq_timer,
+					 node.entry);
+	if (timer)
+		return timer->node.time <= tick;
+	return q->min && q->min_time <= tick;
+}
+
+/*
  * One run of the expiry: expire the timers due at the current tick, but at
  * most *@until, and at most @budget of them, one callback at a time; set
  * *@until to the tick it expired to. @fired: the run is the work's, which
@@ -198,7 +347,6 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 {
 	struct timeq_clock *clock = q->clock;
 	struct timeq_timer *timer;
-	struct timeq_node *node;
 	unsigned int done;
 	bool more, again;
 	u64 tick, late;
@@ -209,11 +357,11 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 	for (done = 0; ; done++) {
 		might_sleep();
 		tq_lock(q);
-		tq_finish(q);
 		WRITE_ONCE(clock->running, NULL);
+		tq_finish(q);
 		tq_clock_catch_up(q);
-		more = q->min && q->min_time <= tick;
-		if (done == budget || !more) {
+		timer = done < budget ? tq_clock_take(q, tick) : NULL;
+		if (!timer) {
 			/*
 			 * Due timers left: run again. None, in the work's run:
 			 * the hrtimer has fired, or is set for a time that has
@@ -222,26 +370,23 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 			 * minimum is earlier: set for an earlier time, it fires,
 			 * finds nothing due and re-arms.
 			 */
-			if (!more && fired)
-				WRITE_ONCE(clock->armed, TQ_UNARMED);
-			tq_clock_changed(q);
+			more = tq_clock_more(q, tick);
+			tq_clock_arm(q, !more && fired);
 			again = more && !clock->stopping;
 			tq_unlock(q);
 			break;
 		}
-		/* The clock moves to the timer's tick, at most the current one. */
-		node = __timeq_delete_min(q);
-		tq_finish(q);
-		timer = container_of(node, struct timeq_timer, node);
+		/* Published before the locks are dropped: see the top. */
 		WRITE_ONCE(clock->running, timer);
+		tq_finish(q);
 		tq_unlock(q);
 		if (done)
 			wake_up_all(&clock->wait);
-		late = tq_clock_late(q, node);
-		trace_timeq_expire_entry(q, node, late);
+		late = tq_clock_late(q, &timer->node);
+		trace_timeq_expire_entry(q, &timer->node, late);
 		if (timer->fn)
 			timer->fn(timer);
-		trace_timeq_expire_exit(q, node);
+		trace_timeq_expire_exit(q, &timer->node);
 	}
 	mutex_unlock(&clock->expiry);
 	if (done) {
@@ -362,6 +507,30 @@ void tq_clock_stop(struct timeq *q)
 	hrtimer_cancel(&q->clock->hrtimer);
 }
 
+/*
+ * Release up to TIMEQ_STEP timers of @due, each left in no list and not
+ * due, as __timeq_release_step() releases queued nodes; for
+ * timeq_destroy(), once the work can no longer run. Returns true while
+ * timers are left.
+ */
+bool tq_clock_release_step(struct timeq *q)
+	__must_hold(&q->head_lock)
+{
+	struct timeq_timer *timer;
+	unsigned int n;
+
+	lockdep_assert_held(&q->head_lock);
+	for (n = 0; n < TIMEQ_STEP; n++) {
+		timer = list_first_entry_or_null(&q->clock->due,
+						 struct timeq_timer, node.entry);
+		if (!timer)
+			return false;
+		tq_clock_cancel_due(timer);
+		q->visits++;
+	}
+	return !list_empty(&q->clock->due);
+}
+
 /* The last step of timeq_destroy(), once the work can no longer run. */
 void tq_clock_free(struct timeq *q)
 {
@@ -381,16 +550,16 @@ void tq_clock_free(struct timeq *q)
  *
  * Times on the queue are CLOCK_MONOTONIC nanoseconds divided by
  * @granularity; timeq_clock_ticks() reads that clock. The queue's own
- * clock, where its window starts, follows it but cannot pass a timer that
- * has not expired yet: while the expiry lags behind due timers, the
- * horizon shrinks by the lag. Choose @horizon with that margin. Arm timers with
+ * clock, where its window starts, is brought up to it by every slow-side
+ * call: timers whose tick has passed wait for their callbacks outside the
+ * window, so a late expiry never narrows it. Arm timers with
  * timeq_timer_arm() or timeq_fast_update(). A timer of time t is expired
  * once ktime_get_ns() >= t * @granularity: it is removed and its callback
  * runs in process context, on the module's workqueue (or in the caller of
  * timeq_expire()), never earlier, one callback at a time. An hrtimer is
- * armed only while the queue holds a timer. timeq_insert() of a bare node
- * is refused; timeq_delete_min() and timeq_del_less_than() still work,
- * and remove timers without running their callbacks.
+ * armed only while the queue holds a timer. timeq_insert(),
+ * timeq_delete_min() and timeq_del_less_than() are for plain queues and
+ * refuse a clocked one.
  *
  * Context: may sleep if @gfp allows.
  * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
@@ -417,7 +586,9 @@ struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
 	hrtimer_setup(&clock->hrtimer, tq_clock_fire, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS);
 	clock->q = q;
+	raw_spin_lock_init(&clock->arm_lock);
 	clock->armed = TQ_UNARMED;
+	INIT_LIST_HEAD(&clock->due);
 	init_waitqueue_head(&clock->wait);
 	mutex_init(&clock->expiry);
 	q->clock = clock;

@@ -651,7 +651,10 @@ static long dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 	    !dev_zero(&arg->handle,
 		      sizeof(*arg) - offsetof(struct timeq_element, handle)))
 		return -EINVAL;
-	*node = timeq_min(f->q);
+	/* What is due becomes an event first, as before an insert. */
+	if (f->clock == TIMEQ_CLOCK_MONOTONIC)
+		timeq_expire(f->q);
+	*node = timeq_first(f->q);
 	if (!*node)
 		return -ENODATA;
 	elem = container_of(*node, struct timeq_elem, timer.node);

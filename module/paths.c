@@ -42,10 +42,49 @@
  * There is one exception to "all three": a slow-side insert, delete or
  * update of a far node that is not the minimum, to a far time no earlier
  * than the minimum, takes bucket_lock alone (tq_far_ok()). It cannot
- * change @min: a far node becomes the minimum only by tq_settle(), which
- * runs under all three locks, and while the minimum is near any far time
- * is later. So the slow side can fill and empty the far calendar while the
- * fast path works on the heads.
+ * change @min: a far node becomes the minimum only by tq_settle() or an
+ * insert into an empty queue, both under all three locks, and while the
+ * minimum is near any far time is later. It calls queue.c's far
+ * operations, which neither read nor write @min. So @min and @min_time
+ * are written only under head_lock, and the slow side can fill and empty
+ * the far calendar while the fast path works on the heads.
+ *
+ * Doors
+ * -----
+ *
+ * Every place where an operation drops the locks and takes them again,
+ * what may change meanwhile, and what the code looks at again after it:
+ *
+ *  - tq_finish(), between two steps of pending work. Anyone may run:
+ *    other slow-side calls (each finishes the work first, then does its
+ *    own operation, which may leave new work), and the fast path, whose
+ *    near lane may insert into the heads while far work is pending.
+ *    Published meanwhile: @pend set, and @min NULL (or a node the near
+ *    lane inserted). timeq_fast_min() answers -EAGAIN, tq_far_ok() and the
+ *    lanes refuse while @pend is set, tq_clock_kick() does nothing with
+ *    the U64_MAX of @min_time; timeq_min() may read NULL (its kernel-doc
+ *    says so; timeq_first() does not). After: __timeq_step() looks at
+ *    @pend afresh, and the last step of far work looks at the heads first.
+ *  - tq_relock(), in tq_drain() out of budget, and in a clocked queue's
+ *    tq_clock_make_room() between batches of due timers (module/clock.c),
+ *    which tq_apply() and tq_timer_set() call. The same as above;
+ *    moreover the drain's requests not yet applied keep PENDING set, so a
+ *    fast update of one of them joins its request, and a slow-side call
+ *    on one waits (tq_wait_request()), woken at the door. After:
+ *    tq_relock() finishes any work left pending before the operation goes
+ *    on, since queue.c's operations may not run with work pending; the
+ *    drain reads each timer's SHUTDOWN and ->want only after clearing its
+ *    PENDING, and tq_apply() holds PENDING across its door and reads them
+ *    again; making room reads @now again; tq_timer_set() checks the timer
+ *    again (tq_timer_refuse()), and tq_arm() reads where it is.
+ *  - Between the calls of one operation that loops: each pass of
+ *    timeq_del_less_than(), each turn of the expiry around a callback
+ *    (module/clock.c), each retry of tq_slow_begin_drained() and
+ *    tq_delete_sync() after a wait, and the far exits of timeq_insert(),
+ *    timeq_delete() and timeq_update() when tq_far_ok() refuses. Each pass
+ *    begins as a new call (tq_slow_begin(): pending work finished, the
+ *    clock caught up) and decides again from what it finds.
+ *  - timeq_destroy() between release steps: nothing else uses the queue.
  *
  * The fast path
  * -------------
@@ -77,9 +116,21 @@
  * The fast path reaches nothing that spins or sleeps: no hrtimer and no
  * workqueue call. Where an update needs the slow path to run, or moves a
  * clocked queue's minimum earlier than its hrtimer is set for, it queues
- * @kick, an irq_work: irq_work_queue() claims the item with one atomic
+ * @kick, an irq_work: irq_work_queue() claims the item with an atomic
  * operation and raises a self-interrupt, whose handler (tq_kick()) queues
- * the work and re-arms the hrtimer.
+ * the work, re-arms the hrtimer and wakes the slow-side calls waiting for
+ * a request.
+ *
+ * What "never waits" and "O(1) worst case" mean for the fast path: it
+ * takes no lock it could wait for, and runs no loop whose length depends
+ * on the queue. Two of its steps are lock-free rather than wait-free:
+ * llist_add() is a compare-and-exchange loop, which retries only when
+ * another CPU's push, or the drain's llist_del_all(), changed the list's
+ * first entry in between; and irq_work_queue()'s claim is an
+ * atomic_fetch_or(), itself such a loop on some architectures, which
+ * retries only when another CPU changed the item's flags. So each retry
+ * is another CPU's completed operation on the same word, and on one CPU,
+ * with bottom halves off, neither retries.
  *
  * The hand-off
  * ------------
@@ -89,9 +140,11 @@
  * pushes the timer onto the queue's llist, then kicks. A second update
  * before the slow path runs only rewrites ->want, so the slow path applies
  * the latest time once, in the order of the requests' first hand-off. The
- * request can never fail for memory. While a request is pending, a fast
- * update is not applied in place, so it cannot be overtaken by the older
- * request.
+ * request can never fail for memory, nor for the window: the fast path
+ * let through only a time in the window of a clock at or before the one
+ * the drain sees (a clocked queue's is caught up to the current tick
+ * first). While a request is pending, a fast update is not applied in
+ * place, so it cannot be overtaken by the older request.
  *
  * The slow path takes the whole list (oldest first) under every lock.
  * For each timer it clears PENDING, then reads ->want: test_and_set_bit()
@@ -109,11 +162,17 @@
  * applied in place; without the second write the request would carry
  * that drained time and undo the newer one. An update that finds PENDING
  * set joins a request that may not be on the list yet (set, not yet
- * pushed), so a drain can miss it: a slow-side timer call that finds
- * PENDING set after its drain unlocks, reschedules and starts again, as
- * tq_delete_sync() does, so that a request that returned before the call
- * cannot land after it. The window it waits for is a few instructions
- * with bottom halves off. (tools/testing/spin model-checks all of this.)
+ * pushed), so a drain can miss it; so can a drain while another caller's
+ * drain holds the request in a door. A slow-side timer call that finds
+ * PENDING set after its drain unlocks, sleeps until the request is pushed
+ * or applied (tq_wait_request(): the irq_work wakes it after a push, the
+ * drain after it clears PENDING), and starts again, as tq_delete_sync()
+ * does, so that a request that returned before the call cannot land
+ * after it. It sleeps rather than spins: the task it waits for may be a
+ * fast path preempted between its two steps (PREEMPT_RT), or a drain on
+ * its own CPU that a SCHED_FIFO caller would never let run.
+ * (tools/testing/spin model-checks the protocol, and tools/testing/explore
+ * runs the C code of it under controlled interleavings.)
  *
  * Counting and tracing
  * --------------------
@@ -188,15 +247,6 @@ void tq_unlock(struct timeq *q)
 	spin_unlock_bh(&q->head_lock);
 }
 
-static void tq_assert_locked(struct timeq *q)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
-{
-	lockdep_assert_held(&q->head_lock);
-	lockdep_assert_held(&q->head2_lock);
-	lockdep_assert_held(&q->bucket_lock);
-}
-
 /* Do the pending work, a budget per lock hold, rescheduling in between. */
 void tq_finish(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
@@ -208,6 +258,22 @@ void tq_finish(struct timeq *q)
 		cond_resched();
 		tq_lock(q);
 	}
+}
+
+/*
+ * A door in the middle of an operation (see "Doors"): drop every lock,
+ * reschedule, take them back, and finish what another caller may have
+ * left pending meanwhile, so that the operation goes on from a queue with
+ * none. The budget of the new hold is whatever finishing left.
+ */
+void tq_relock(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
+{
+	tq_unlock(q);
+	cond_resched();
+	tq_lock(q);
+	tq_finish(q);
 }
 
 /* The minimum may have moved: a clocked queue re-arms its hrtimer. */
@@ -253,15 +319,24 @@ static bool tq_far_ok(const struct timeq *q, const struct timeq_node *node,
 		      u64 time)
 	__must_hold(&q->bucket_lock)
 {
+	unsigned long owner = READ_ONCE(node->owner);
+
 	lockdep_assert_held(&q->bucket_lock);
 	if (q->pend != TQ_PEND_NONE)
 		return false;
-	if (node->owner && (tq_owner(node) != q || !tq_is_far(q, node) ||
-			    READ_ONCE(q->min) == node))
+	if (owner && (tq_owner(node) != q || !tq_is_far(q, node) ||
+		      READ_ONCE(q->min) == node))
 		return false;
 	if (time == TQ_DELETE)
-		return node->owner;
-	/* @min becomes NULL only under every lock: see "Locks". */
+		return owner;
+	/*
+	 * @min and @min_time are head_lock's, read here without it: with no
+	 * work pending, @min is NULL only in an empty queue (tq_settle()
+	 * writes it once, with its final value), and a holder of head_lock
+	 * alone changes the pair only from near node to near node, or to a
+	 * near node from a far one: both earlier than any far @time, so a
+	 * pair read half old, half new still tells "far and no earlier".
+	 */
 	return tq_in_window(q, time) && tq_rel(q, time) >= 2 &&
 	       READ_ONCE(q->min) && time >= READ_ONCE(q->min_time);
 }
@@ -272,45 +347,158 @@ void tq_take(struct timeq_node *node, void *arg)
 	*(struct timeq_node **)arg = node;
 }
 
-/* The slow side's insert, delete and update, each traced when it succeeds. */
-static int tq_insert(struct timeq *q, struct timeq_node *node, u64 time)
+/*
+ * The slow side's insert, delete and update, each traced when it succeeds;
+ * @far: under bucket_lock alone, as tq_far_ok() allowed.
+ */
+static int tq_insert(struct timeq *q, struct timeq_node *node, u64 time,
+		     bool far)
 {
-	int ret = __timeq_insert(q, node, time);
+	int ret = far ? __timeq_far_insert(q, node, time) :
+			__timeq_insert(q, node, time);
 
 	if (!ret)
 		trace_timeq_insert(q, node, time);
 	return ret;
 }
 
-static int tq_delete(struct timeq *q, struct timeq_node *node)
+static int tq_delete(struct timeq *q, struct timeq_node *node, bool far)
 {
-	int ret = __timeq_delete(q, node);
+	int ret = far ? __timeq_far_delete(q, node) : __timeq_delete(q, node);
 
 	if (!ret)
 		trace_timeq_delete(q, node, node->time);
 	return ret;
 }
 
-static int tq_update(struct timeq *q, struct timeq_node *node, u64 time)
+static int tq_update(struct timeq *q, struct timeq_node *node, u64 time,
+		     bool far)
 {
 	u64 old = node->time;
-	int ret = __timeq_update(q, node, time);
+	int ret = far ? __timeq_far_update(q, node, time) :
+			__timeq_update(q, node, time);
 
 	if (!ret)
 		trace_timeq_update(q, node, old, time);
 	return ret;
 }
 
-/* Queue @timer at @time, or at the clock if @time has passed. */
+/*
+ * Queue @timer at @time, or at the clock if @time has passed, in the
+ * window as it is now: no lock is dropped. A timer whose callback is due
+ * (module/clock.c) is armed: it leaves the due list for the queue, and
+ * its callback does not run for the old time.
+ */
 static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
+	int ret;
+
 	tq_assert_locked(q);
 	time = max(time, q->now);
 	if (tq_owner(&timer->node) == q)
-		return tq_update(q, &timer->node, time);
-	return tq_insert(q, &timer->node, time);
+		return tq_update(q, &timer->node, time, false);
+	if (!test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+		return tq_insert(q, &timer->node, time, false);
+	if (!tq_in_window(q, time))
+		return -ERANGE;
+	tq_clock_cancel_due(timer);
+	ret = tq_insert(q, &timer->node, time, false);
+#ifdef TIMEQ_DEBUG_FIFO
+	/* The timer's life goes on: tests count it as one insertion. */
+	atomic64_dec(&q->inserted);
+#endif
+	return ret;
+}
+
+/*
+ * Make room in a clocked queue's window for @time (tq_clock_make_room()),
+ * which may pass a door. Return: 0, or -ERANGE if @time lies beyond the
+ * horizon of the current tick.
+ */
+static int tq_room(struct timeq *q, u64 time)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
+{
+	if (!q->clock || tq_in_window(q, max(time, q->now)))
+		return 0;
+	return tq_clock_make_room(q, time);
+}
+
+/*
+ * Disarm @timer: take it out of @q, or off the due list. Return: whether
+ * it was armed.
+ */
+static bool tq_disarm(struct timeq *q, struct timeq_timer *timer)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
+{
+	tq_assert_locked(q);
+	return tq_clock_cancel_due(timer) ||
+	       !tq_delete(q, &timer->node, false);
+}
+
+/*
+ * Wake the slow-side calls that wait for a request (tq_wait_request()):
+ * one was pushed, or PENDING was cleared. The caller has ordered that
+ * change before this with a full barrier, as wake_up_var() requires.
+ */
+static void tq_wake_requests(struct timeq *q)
+{
+	wake_up_var(&q->handoffs);
+}
+
+/*
+ * Wait, holding no lock, until @timer's request is no longer pending, or
+ * some request is on the list for the caller to drain: a request set but
+ * not yet pushed, or held by another caller's drain in a door, is waited
+ * for by sleeping, never by spinning, whatever the two tasks' priorities.
+ */
+static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
+{
+	wait_var_event(&q->handoffs,
+		       !test_bit(TIMEQ_TIMER_PENDING, &timer->flags) ||
+		       !llist_empty(&q->handoffs));
+}
+
+/*
+ * Apply the request of @timer, whose PENDING the caller's drain holds.
+ * PENDING is cleared before ->want is read, and the timer armed in the
+ * same lock hold (see "The hand-off"). A clocked queue may first have to
+ * make room in its window, which may pass a door: the drain then takes
+ * PENDING back first, so that a fast update meanwhile joins the request
+ * rather than lands beside it, and reads ->want again after. If a new
+ * request took PENDING in between, that one carries the latest time and
+ * this one is done; one a few nanoseconds beyond the horizon (the fast
+ * path's clock may run that far ahead of the slow side's) goes back on
+ * the list for the next drain.
+ */
+static void tq_apply(struct timeq *q, struct timeq_timer *timer)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
+{
+	u64 want;
+
+	for (;;) {
+		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+		/* Pairs with test_and_set_bit() in tq_handoff(). */
+		smp_mb__after_atomic();
+		want = READ_ONCE(timer->want);
+		if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+			return;
+		if (!q->clock || tq_in_window(q, max(want, q->now)))
+			break;
+		if (test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+			return;
+		if (tq_room(q, want)) {
+			llist_add(&timer->handoff, &q->handoffs);
+			queue_work(timeq_wq, &q->work);
+			return;
+		}
+	}
+	/* The window was checked in this lock hold: it cannot fail. */
+	WARN_ON_ONCE(tq_arm(q, timer, want));
 }
 
 /*
@@ -328,22 +516,19 @@ static void tq_drain(struct timeq *q)
 	tq_assert_locked(q);
 	list = llist_reverse_order(llist_del_all(&q->handoffs));
 	llist_for_each_entry_safe(timer, next, list, handoff) {
-		if (!q->budget) {
-			tq_unlock(q);
-			cond_resched();
-			tq_lock(q);
-		}
+		if (!q->budget)
+			/* The timers applied so far are not pending any more. */
+			tq_wake_requests(q);
+		while (!q->budget)
+			tq_relock(q);
 		q->budget--;
 		q->visits++;
-		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
-		/* Pairs with test_and_set_bit() in tq_handoff(). */
-		smp_mb__after_atomic();
-		if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
-			tq_arm(q, timer, READ_ONCE(timer->want));
+		tq_apply(q, timer);
 		tq_finish(q);
 		n++;
 	}
 	if (n) {
+		tq_wake_requests(q);
 		this_cpu_add(q->counters->drained, n);
 		trace_timeq_handoff_drained(q, n);
 	}
@@ -357,13 +542,16 @@ static void tq_discard(struct timeq *q)
 
 	llist_for_each_entry_safe(timer, next, list, handoff)
 		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+	smp_mb__after_atomic();
+	tq_wake_requests(q);
 }
 
 /*
  * Enter the slow side for a call on @timer, with no request for it left
- * anywhere: drain, and while PENDING says that a hand-off is still in
- * flight (set, not yet pushed, or pushed since the drain), wait for it
- * and drain again. See "The hand-off".
+ * anywhere: drain, and while PENDING says that a request is still in
+ * flight (set, not yet pushed; pushed since the drain; or held by another
+ * caller's drain in a door), wait for it and drain again. See "The
+ * hand-off".
  */
 static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer)
 	__acquires(&q->head_lock) __acquires(&q->head2_lock)
@@ -375,7 +563,7 @@ static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer)
 		if (!test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 			return;
 		tq_slow_end(q);
-		cond_resched();
+		tq_wait_request(q, timer);
 	}
 }
 
@@ -406,6 +594,9 @@ static void tq_kick(struct irq_work *kick)
 		tq_clock_kick(q);
 	if (!llist_empty(&q->handoffs))
 		queue_work(timeq_wq, &q->work);
+	/* A request was pushed, or a refused one cleared PENDING. */
+	smp_mb();
+	tq_wake_requests(q);
 }
 
 /**
@@ -545,7 +736,8 @@ void timeq_destroy(struct timeq *q)
 	tq_stats_unregister(q);
 	tq_discard(q);
 	tq_lock(q);
-	while (__timeq_release_step(q)) {
+	while (__timeq_release_step(q) ||
+	       (q->clock && tq_clock_release_step(q))) {
 		tq_unlock(q);
 		cond_resched();
 		tq_lock(q);
@@ -582,14 +774,14 @@ int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 	if (q->clock)
 		return -EINVAL;
 	spin_lock_bh(&q->bucket_lock);
-	if (!node->owner && tq_far_ok(q, node, time)) {
-		ret = tq_insert(q, node, time);
+	if (!READ_ONCE(node->owner) && tq_far_ok(q, node, time)) {
+		ret = tq_insert(q, node, time, true);
 		spin_unlock_bh(&q->bucket_lock);
 		return ret;
 	}
 	spin_unlock_bh(&q->bucket_lock);
 	tq_slow_begin(q);
-	ret = tq_insert(q, node, time);
+	ret = tq_insert(q, node, time, false);
 	tq_slow_end(q);
 	return ret;
 }
@@ -617,13 +809,13 @@ int timeq_delete(struct timeq *q, struct timeq_node *node)
 	might_sleep();
 	spin_lock_bh(&q->bucket_lock);
 	if (tq_far_ok(q, node, TQ_DELETE)) {
-		ret = tq_delete(q, node);
+		ret = tq_delete(q, node, true);
 		spin_unlock_bh(&q->bucket_lock);
 		return ret;
 	}
 	spin_unlock_bh(&q->bucket_lock);
 	tq_slow_begin(q);
-	ret = tq_delete(q, node);
+	ret = tq_delete(q, node, false);
 	tq_slow_end(q);
 	return ret;
 }
@@ -652,14 +844,14 @@ int timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 
 	might_sleep();
 	spin_lock_bh(&q->bucket_lock);
-	if (node->owner && tq_far_ok(q, node, time)) {
-		ret = tq_update(q, node, time);
+	if (READ_ONCE(node->owner) && tq_far_ok(q, node, time)) {
+		ret = tq_update(q, node, time, true);
 		spin_unlock_bh(&q->bucket_lock);
 		return ret;
 	}
 	spin_unlock_bh(&q->bucket_lock);
 	tq_slow_begin(q);
-	ret = tq_update(q, node, time);
+	ret = tq_update(q, node, time, false);
 	tq_slow_end(q);
 	return ret;
 }
@@ -672,15 +864,19 @@ EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ_NS);
  * Removes timeq_min(@q) and sets the clock to its time, then moves a share
  * of the next bucket into head2 (the paper's deamortisation). O(1) but for
  * that share and the pending work of finding the next minimum; see "Costs"
- * in module/queue.c.
+ * in module/queue.c. Not on a queue from timeq_create_monotonic(), which
+ * expires its timers itself.
  *
  * Context: the slow side; takes every lock.
- * Return: the removed node, no longer queued, or NULL if @q is empty.
+ * Return: the removed node, no longer queued, or NULL if @q is empty (or
+ * clocked, with a warning).
  */
 struct timeq_node *timeq_delete_min(struct timeq *q)
 {
 	struct timeq_node *node;
 
+	if (WARN_ON_ONCE(q->clock))
+		return NULL;
 	tq_slow_begin(q);
 	node = __timeq_delete_min(q);
 	if (node)
@@ -709,11 +905,13 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ_NS);
  * this runs, by @fn or by anyone, is removed by this same call, so a
  * callback that always re-inserts before @time never returns. Without @fn,
  * nodes are removed up to TIMEQ_HOLD to a lock hold, so the fast path is
- * never shut out for long.
+ * never shut out for long. Not on a queue from timeq_create_monotonic(),
+ * which expires its timers itself: see timeq_expire().
  *
  * Context: the slow side; takes every lock, for each node or batch; @fn
  * runs in the caller's context.
- * Return: the number of nodes removed.
+ * Return: the number of nodes removed (0 on a clocked queue, with a
+ * warning).
  */
 unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 				  void *arg)
@@ -721,8 +919,9 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 	unsigned long removed = 0, n;
 	struct timeq_node *node;
 	bool more;
-	u64 late;
 
+	if (WARN_ON_ONCE(q->clock))
+		return 0;
 	do {
 		tq_slow_begin(q);
 		if (fn)
@@ -733,8 +932,7 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 		tq_slow_end(q);
 		removed += n;
 		if (n && fn) {
-			late = q->clock ? tq_clock_late(q, node) : 0;
-			trace_timeq_expire_entry(q, node, late);
+			trace_timeq_expire_entry(q, node, 0);
 			fn(node, arg);
 			trace_timeq_expire_exit(q, node);
 		}
@@ -746,6 +944,32 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 	return removed;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ_NS);
+
+/**
+ * timeq_first - the earliest node, found under the locks
+ * @q:		the queue
+ *
+ * As timeq_min(), but from the slow side: the pending work that a
+ * slow-side call between two of its steps may have left (when timeq_min()
+ * reads NULL from a queue that is not empty) is finished first. On a
+ * clocked queue the clock is caught up first, so a timer whose tick has
+ * passed is no longer queued: it waits for its callback (timeq_expire()).
+ *
+ * Context: the slow side; takes every lock.
+ * Return: the node with the smallest time, the first inserted among equal
+ * times, or NULL if @q holds none. The node stays queued; follow the
+ * pointer only while the node cannot be freed.
+ */
+struct timeq_node *timeq_first(struct timeq *q)
+{
+	struct timeq_node *node;
+
+	tq_slow_begin(q);
+	node = q->min;
+	tq_slow_end(q);
+	return node;
+}
+EXPORT_SYMBOL_NS_GPL(timeq_first, TIMEQ_NS);
 
 /**
  * timeq_check - verify every invariant of a queue
@@ -805,6 +1029,12 @@ static int tq_fast_check(struct timeq *q, struct timeq_timer *timer)
 	/* Under a lock the drain holds: see "The hand-off". */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 		return -EAGAIN;
+	/*
+	 * On the due list (module/clock.c), which only a holder of every lock
+	 * changes: its link is in use, and the slow side re-arms it.
+	 */
+	if (test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+		return -EAGAIN;
 	if (tq_foreign(&timer->node, q))
 		return -EBUSY;
 	return 0;
@@ -829,9 +1059,9 @@ static int tq_fast_far(struct timeq *q, struct timeq_timer *timer, u64 time)
 	if (ret)
 		return ret;
 	time = max(time, q->now);
-	if (!timer->node.owner || !tq_far_ok(q, &timer->node, time))
+	if (!READ_ONCE(timer->node.owner) || !tq_far_ok(q, &timer->node, time))
 		return -EAGAIN;
-	return __timeq_update(q, &timer->node, time);
+	return __timeq_far_update(q, &timer->node, time);
 }
 
 /*
@@ -901,7 +1131,8 @@ static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 	time = max(time, q->now);
 	if (tq_rel(q, time) > 1)
 		return -EAGAIN;
-	if (node->owner) {
+	/* A far node's word may be rewritten by the far lane meanwhile. */
+	if (READ_ONCE(node->owner)) {
 		/*
 		 * Near: the lane's locks guard it (see "Locks"). Not while far
 		 * work is pending: moving the minimum would settle it anew.
@@ -970,6 +1201,8 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 	if (!test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags)) {
 		if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags)) {
 			clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+			/* A shutdown_sync may wait for it: tq_kick() wakes it. */
+			irq_work_queue(&q->kick);
 			return -ESHUTDOWN;
 		}
 		/*
@@ -1106,7 +1339,8 @@ static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
  * which applies it soon, in order with the timer's other requests: a timer
  * updated twice before the slow path runs ends with the latest time, and
  * counts as inserted when the slow path applies it. Never sleeps and never
- * waits for a lock; O(1) worst case.
+ * waits for a lock; O(1) worst case, with the two lock-free steps that
+ * "The fast path" in module/paths.c describes.
  *
  * The window is judged by the clock as this call reads it: a @time beyond
  * the horizon is refused, and a @time that has passed by the time the slow
@@ -1185,16 +1419,36 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
 
 /* --- the slow side's timer calls --- */
 
+/* Why timeq_timer_arm(), or timeq_timer_move() if @armed_only, refuses. */
+static int tq_timer_refuse(struct timeq *q, struct timeq_timer *timer,
+			   bool armed_only)
+	__must_hold(&q->head_lock)
+{
+	if (armed_only && tq_owner(&timer->node) != q &&
+	    !test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+		return -ENOENT;
+	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+		return -ESHUTDOWN;
+	return 0;
+}
+
 /* timeq_timer_arm(), or timeq_timer_move() if @armed_only. */
 static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 			bool armed_only)
 {
-	int ret = -ESHUTDOWN;
+	int ret;
 
 	tq_slow_begin_drained(q, timer);
-	if (armed_only && tq_owner(&timer->node) != q)
-		ret = -ENOENT;
-	else if (!test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+	ret = tq_timer_refuse(q, timer, armed_only);
+	if (!ret)
+		ret = tq_room(q, time);
+	/*
+	 * Making room may pass a door: the timer is looked at again after
+	 * it. A fast update in that door is as if it came before this call.
+	 */
+	if (!ret)
+		ret = tq_timer_refuse(q, timer, armed_only);
+	if (!ret)
 		ret = tq_arm(q, timer, time);
 	tq_slow_end(q);
 	return ret;
@@ -1208,8 +1462,10 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
  *
  * Applies the fast-path requests still pending first, so this call's
  * @time is the one that stays. On a clocked queue the clock is first
- * brought up to CLOCK_MONOTONIC, as far as the timers not yet expired
- * allow, so the window is the current one. O(1) but for those two.
+ * brought up to CLOCK_MONOTONIC, so the window is the current one; a
+ * timer whose tick had passed and whose callback had not run yet is armed
+ * again, and its callback does not run for the old time. O(1) but for the
+ * requests and the catch-up (module/clock.c).
  *
  * Context: the slow side; takes every lock.
  * Return: 0; -ERANGE if @time lies beyond the horizon; -EBUSY if @timer is
@@ -1230,8 +1486,10 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
  *
  * As timeq_timer_arm(), but only if @timer is armed in @q once pending
  * requests are applied: a timer that has expired (or was never armed) is
- * left alone, as mod_timer_pending() leaves a timer_list. Checking and
- * moving is one step under the locks, so the expiry cannot slip between.
+ * left alone, as mod_timer_pending() leaves a timer_list; one whose tick
+ * has passed but whose callback has not begun is still armed. Checking
+ * and moving is one step under the locks, so the expiry cannot slip
+ * between.
  *
  * Context: the slow side; takes every lock.
  * Return: 0; -ENOENT if @timer is not armed in @q; -ERANGE if @time lies
@@ -1262,7 +1520,7 @@ int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 	int ret;
 
 	tq_slow_begin_drained(q, timer);
-	ret = tq_delete(q, &timer->node) == 0;
+	ret = tq_disarm(q, timer);
 	tq_slow_end(q);
 	return ret;
 }
@@ -1270,8 +1528,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
 
 /*
  * Drain and delete until no request names @timer and no callback runs it.
- * A fast update that set PENDING but has not pushed its request yet is
- * waited for: that window is a few instructions with bottom halves off.
+ * A request in flight is waited for (tq_wait_request()), and a running
+ * callback (tq_clock_wait()), each by sleeping.
  */
 static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 			  bool shutdown)
@@ -1286,7 +1544,7 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
 		tq_drain(q);
-		if (!tq_delete(q, &timer->node))
+		if (tq_disarm(q, timer))
 			ret = 1;
 		pending = test_bit(TIMEQ_TIMER_PENDING, &timer->flags);
 		running = q->clock && tq_clock_running(q, timer);
@@ -1294,7 +1552,7 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 		if (running)
 			tq_clock_wait(q, timer);
 		else if (pending)
-			cond_resched();
+			tq_wait_request(q, timer);
 		else
 			return ret;
 	}

@@ -8,6 +8,7 @@
 #ifndef _TIMEQ_PATHS_H
 #define _TIMEQ_PATHS_H
 
+#include <linux/lockdep.h>
 #include <linux/timeq.h>
 
 /* The module's workqueue, which runs every queue's slow path (main.c). */
@@ -19,7 +20,19 @@ void tq_lock(struct timeq *q)
 void tq_unlock(struct timeq *q)
 	__releases(&q->bucket_lock) __releases(&q->head2_lock)
 	__releases(&q->head_lock);
+static inline void tq_assert_locked(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock)
+{
+	lockdep_assert_held(&q->head_lock);
+	lockdep_assert_held(&q->head2_lock);
+	lockdep_assert_held(&q->bucket_lock);
+}
+
 void tq_finish(struct timeq *q)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock);
+void tq_relock(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock);
 void tq_take(struct timeq_node *node, void *arg);
@@ -29,6 +42,10 @@ void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock);
+int tq_clock_make_room(struct timeq *q, u64 time)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+	__must_hold(&q->bucket_lock);
+bool tq_clock_cancel_due(struct timeq_timer *timer);
 void tq_clock_expire(struct timeq *q);
 void tq_clock_kick(struct timeq *q);
 u64 tq_clock_fast_tick(const struct timeq *q);
@@ -37,6 +54,7 @@ bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 void tq_clock_stop(struct timeq *q);
+bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_free(struct timeq *q);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool tq_clock_armed(struct timeq *q);

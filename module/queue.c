@@ -495,14 +495,53 @@ static u64 tq_next_bucket(const struct timeq *q, u64 from)
 }
 
 /*
- * Find the minimum after it was removed or moved, or record the pending
- * work that will (see "The minimum, and who pays to find it"). O(1).
+ * The next minimum after the old one was removed or moved, or NULL with
+ * the pending work that will find it recorded (see "The minimum, and who
+ * pays to find it"). O(1).
  */
-static void tq_settle(struct timeq *q)
+static struct timeq_node *tq_next_min(struct timeq *q)
 {
 	unsigned long next = tq_slot(q, tq_cur(q) + 1), slot;
 	u64 far, focus_rel;
 
+	if (q->head->count)
+		return tq_head_first(q->head);
+	if (q->bucket_count[next]) {
+		q->pend = TQ_PEND_PULL_NEXT;
+		return NULL;
+	}
+	if (q->head2->count)
+		return tq_head_first(q->head2);
+	if (!q->calendar_count && !q->focus->count)
+		return NULL;
+	far = tq_next_bucket(q, 2);
+	if (q->focus->count) {
+		focus_rel = q->focus_bucket - tq_cur(q);
+		if (!far || focus_rel < far)
+			return tq_head_first(q->focus);
+	}
+	q->pend_bucket = tq_cur(q) + far;
+	slot = tq_slot(q, q->pend_bucket);
+	if (test_bit(slot, q->bucket_sorted))
+		return list_first_entry(&q->buckets[slot], struct timeq_node,
+					entry);
+	if (q->bucket_count[slot] <= TIMEQ_WALK)
+		q->pend = TQ_PEND_WALK;
+	else
+		q->pend = q->focus->count ? TQ_PEND_EVICT : TQ_PEND_RESOLVE;
+	return NULL;
+}
+
+/*
+ * Find the minimum after it was removed or moved, or record the pending
+ * work that will. @min is written once, with its final value: the fast
+ * path's near lane settles under head_lock and head2_lock only, and the
+ * far lane, under bucket_lock alone, reads @min meanwhile; it must never
+ * see a NULL that stands for "not found yet" (module/paths.c, "Locks").
+ * The near lane's node stays in the heads, so it never ends with NULL.
+ */
+static void tq_settle(struct timeq *q)
+{
 	/*
 	 * A change of @pend takes every lock (module/paths.c, "Locks"); the
 	 * fast path's near lane settles under two, and only with none
@@ -510,38 +549,7 @@ static void tq_settle(struct timeq *q)
 	 */
 	if (q->pend != TQ_PEND_NONE)
 		q->pend = TQ_PEND_NONE;
-	if (q->head->count) {
-		tq_set_min(q, tq_head_first(q->head));
-		return;
-	}
-	tq_set_min(q, NULL);
-	if (q->bucket_count[next]) {
-		q->pend = TQ_PEND_PULL_NEXT;
-		return;
-	}
-	if (q->head2->count) {
-		tq_set_min(q, tq_head_first(q->head2));
-		return;
-	}
-	if (!q->calendar_count && !q->focus->count)
-		return;
-	far = tq_next_bucket(q, 2);
-	if (q->focus->count) {
-		focus_rel = q->focus_bucket - tq_cur(q);
-		if (!far || focus_rel < far) {
-			tq_set_min(q, tq_head_first(q->focus));
-			return;
-		}
-	}
-	q->pend_bucket = tq_cur(q) + far;
-	slot = tq_slot(q, q->pend_bucket);
-	if (test_bit(slot, q->bucket_sorted))
-		tq_set_min(q, list_first_entry(&q->buckets[slot],
-					       struct timeq_node, entry));
-	else if (q->bucket_count[slot] <= TIMEQ_WALK)
-		q->pend = TQ_PEND_WALK;
-	else
-		q->pend = q->focus->count ? TQ_PEND_EVICT : TQ_PEND_RESOLVE;
+	tq_set_min(q, tq_next_min(q));
 }
 
 /*
@@ -829,10 +837,10 @@ void __timeq_free(struct timeq *q)
  * may be called while work is pending.
  */
 
-/* Returns 0, -EBUSY (@node is queued) or -ERANGE; O(1). */
-int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
+/* Link @node at @time: 0, -EBUSY (@node is queued) or -ERANGE; O(1). */
+static int tq_link_at(struct timeq *q, struct timeq_node *node, u64 time)
 {
-	if (node->owner)
+	if (READ_ONCE(node->owner))
 		return -EBUSY;
 	if (!tq_in_window(q, time))
 		return -ERANGE;
@@ -841,9 +849,30 @@ int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 #ifdef TIMEQ_DEBUG_FIFO
 	tq_debug_next(&q->inserted);
 #endif
-	if (!READ_ONCE(q->min) || time < READ_ONCE(q->min_time))
-		tq_set_min(q, node);
 	return 0;
+}
+
+/* Relink @node at @time: 0, -ENOENT (not in @q) or -ERANGE; O(1). */
+static int tq_relink_at(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	if (tq_owner(node) != q)
+		return -ENOENT;
+	if (!tq_in_window(q, time))
+		return -ERANGE;
+	tq_unlink(q, node);
+	WRITE_ONCE(node->time, time);
+	tq_link(q, node);
+	return 0;
+}
+
+/* Returns 0, -EBUSY (@node is queued) or -ERANGE; O(1). */
+int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	int ret = tq_link_at(q, node, time);
+
+	if (!ret && (!q->min || time < q->min_time))
+		tq_set_min(q, node);
+	return ret;
 }
 
 /* Returns 0 or -ENOENT (@node is not in @q); may leave work pending. */
@@ -852,7 +881,7 @@ int __timeq_delete(struct timeq *q, struct timeq_node *node)
 	if (tq_owner(node) != q)
 		return -ENOENT;
 	tq_remove(q, node);
-	if (READ_ONCE(q->min) == node)
+	if (q->min == node)
 		tq_settle(q);
 	return 0;
 }
@@ -863,18 +892,40 @@ int __timeq_delete(struct timeq *q, struct timeq_node *node)
  */
 int __timeq_update(struct timeq *q, struct timeq_node *node, u64 time)
 {
-	if (tq_owner(node) != q)
-		return -ENOENT;
-	if (!tq_in_window(q, time))
-		return -ERANGE;
-	tq_unlink(q, node);
-	WRITE_ONCE(node->time, time);
-	tq_link(q, node);
-	if (READ_ONCE(q->min) == node)
+	int ret = tq_relink_at(q, node, time);
+
+	if (ret)
+		return ret;
+	if (q->min == node)
 		tq_settle(q);
-	else if (!READ_ONCE(q->min) || time < READ_ONCE(q->min_time))
+	else if (!q->min || time < q->min_time)
 		tq_set_min(q, node);
 	return 0;
+}
+
+/*
+ * The far operations, for module/paths.c's far lane: @node is far and not
+ * the minimum (or in no queue, for an insert), and @time is far and no
+ * earlier than the minimum, so the minimum stays. The caller guarantees
+ * it (tq_far_ok()); these neither read nor write @min, which a holder of
+ * head_lock may be changing meanwhile. Same returns as the above.
+ */
+int __timeq_far_insert(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	return tq_link_at(q, node, time);
+}
+
+int __timeq_far_delete(struct timeq *q, struct timeq_node *node)
+{
+	if (tq_owner(node) != q)
+		return -ENOENT;
+	tq_remove(q, node);
+	return 0;
+}
+
+int __timeq_far_update(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	return tq_relink_at(q, node, time);
 }
 
 /*

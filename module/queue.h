@@ -44,6 +44,9 @@ void __timeq_free(struct timeq *q);
 int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time);
 int __timeq_delete(struct timeq *q, struct timeq_node *node);
 int __timeq_update(struct timeq *q, struct timeq_node *node, u64 time);
+int __timeq_far_insert(struct timeq *q, struct timeq_node *node, u64 time);
+int __timeq_far_delete(struct timeq *q, struct timeq_node *node);
+int __timeq_far_update(struct timeq *q, struct timeq_node *node, u64 time);
 struct timeq_node *__timeq_delete_min(struct timeq *q);
 unsigned long __timeq_del_less_than(struct timeq *q, u64 time,
 				    unsigned long max, timeq_fn fn, void *arg);

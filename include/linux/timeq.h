@@ -26,7 +26,8 @@
  *   timeq_update(),                                       hold one; a hold visits
  *   timeq_delete_min(),                                   at most 64 nodes, and
  *   timeq_del_less_than(),                                longer work reschedules
- *   timeq_check(),                                        between holds
+ *   timeq_first(),                                        between holds
+ *   timeq_check(),
  *   timeq_timer_arm(),
  *   timeq_timer_move(),
  *   timeq_timer_delete()
@@ -34,14 +35,19 @@
  *   timeq_shutdown_sync()                                 callback
  *   timeq_expire()              process, may sleep      run due callbacks here,
  *                                                         in turn with the work
- *   the fast path:              softirq, or bottom      only try spinlocks and
- *   timeq_fast_update(),          halves disabled;        never wait; O(1) worst
- *   timeq_fast_min()              not hard interrupt      case; hand what they
- *                                 or NMI                  cannot do at once to
- *                                                         the slow path
+ *   the fast path:              softirq, or bottom      only try spinlocks,
+ *   timeq_fast_update(),          halves disabled;        never sleep; O(1)
+ *   timeq_fast_min()              not hard interrupt      steps, two of them
+ *                                 or NMI                  lock-free; hand what
+ *                                                         they cannot do at
+ *                                                         once to the slow path
  *   timeq_tune()                any                     compute a queue's shape
  *   accessors (inline)          any                     a snapshot unless the
  *                                                         caller excludes writers
+ *
+ * "Lock-free": llist_add() and irq_work_queue() retry their atomic step
+ * only when another CPU's operation on the same word succeeded meanwhile
+ * ("The fast path" in module/paths.c).
  *
  * The contexts are asserted: might_sleep() on the slow side,
  * lockdep_assert_in_softirq() on the fast path. Process context calls the
@@ -109,7 +115,8 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @node:	the node queued for the timer
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off
- * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
+ * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN, %TIMEQ_TIMER_DUE
+ *		(atomic bit ops)
  * @fn:		the callback, for queues from timeq_create_monotonic()
  *
  * A fast update that cannot be applied at once is handed to the slow path
@@ -129,6 +136,8 @@ struct timeq_timer {
 /* Bits of timeq_timer.flags. */
 #define TIMEQ_TIMER_PENDING	0	/* a request is handed off */
 #define TIMEQ_TIMER_SHUTDOWN	1	/* refuses to be armed */
+#define TIMEQ_TIMER_DUE		2	/* its time has passed, its callback
+					 * has not run yet (module/clock.c) */
 
 /* What timeq_fast_update() did, when it did not fail. */
 #define TIMEQ_APPLIED		0
@@ -287,6 +296,7 @@ int timeq_update(struct timeq *q, struct timeq_node *node, u64 time);
 struct timeq_node *timeq_delete_min(struct timeq *q);
 unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 				  void *arg);
+struct timeq_node *timeq_first(struct timeq *q);
 int timeq_check(struct timeq *q, char *buf, size_t len);
 
 int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);

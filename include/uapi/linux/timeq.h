@@ -247,9 +247,10 @@ struct timeq_update {
  * @time:	out: its time
  * @cookie:	out: its cookie
  *
- * TIMEQ_MIN leaves the element queued. TIMEQ_DELETE_MIN (manual clock
- * only) removes it, its handle becoming stale, and moves the clock to its
- * time; no event is made.
+ * TIMEQ_MIN leaves the element queued; on the monotonic clock it first
+ * makes the elements that are due into events, as TIMEQ_INSERT does.
+ * TIMEQ_DELETE_MIN (manual clock only) removes it, its handle becoming
+ * stale, and moves the clock to its time; no event is made.
  */
 struct timeq_element {
 	__u32 size;

@@ -69,3 +69,21 @@ void tq_clock_free(struct timeq *q)
 {
 	no_clock();
 }
+
+/* A plain queue's timers are never due: nothing to cancel. */
+bool tq_clock_cancel_due(struct timeq_timer *timer)
+{
+	return false;
+}
+
+bool tq_clock_release_step(struct timeq *q)
+{
+	no_clock();
+	return false;
+}
+
+int tq_clock_make_room(struct timeq *q, u64 time)
+{
+	no_clock();
+	return 0;
+}

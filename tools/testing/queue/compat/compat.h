@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef unsigned long long u64;
@@ -237,6 +238,11 @@ static inline long long atomic64_inc_return(atomic64_t *v)
 	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
+static inline void atomic64_dec(atomic64_t *v)
+{
+	__atomic_sub_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
 static inline long long atomic64_read(const atomic64_t *v)
 {
 	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
@@ -288,6 +294,30 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 }
 
 #define smp_mb__after_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* <linux/bug.h>: a warning fails the test that met it. */
+#define WARN_ON_ONCE(cond) ({						\
+	bool __warn = !!(cond);						\
+	if (__warn) {							\
+		fprintf(stderr, "WARNING at %s:%d: %s\n", __FILE__,	\
+			__LINE__, #cond);				\
+		abort();						\
+	}								\
+	__warn;								\
+})
+
+/*
+ * <linux/wait_bit.h>: the threads run at once, so a waiter polls its
+ * condition, yielding, and a wake-up has nothing to do.
+ */
+#define wait_var_event(var, cond)					\
+	do {								\
+		(void)(var);						\
+		while (!(cond))						\
+			sched_yield();					\
+	} while (0)
+#define wake_up_var(var)	((void)(var))
 
 /* <linux/spinlock.h>, <linux/lockdep.h> */
 typedef struct {
