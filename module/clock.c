@@ -41,12 +41,14 @@
  *    the horizon by CLOCK_MONOTONIC itself when a time lies beyond the
  *    lagging clock's window (tq_clock_fast_tick()), and defers it to the
  *    slow side, which then makes the room.
- *  - A timer on @due is not queued, but still armed: every timer call
- *    finds it there and takes it off (tq_clock_cancel_due()), as the
- *    timer wheel's calls detach a timer from its expiry list. Its flag
- *    %TIMEQ_TIMER_DUE says so, and the fast path defers an update of it.
- *    Everything on @due is earlier than anything queued, and is expired
- *    first.
+ *  - A timer on @due is not in the queue's lists, but is still armed, and
+ *    still the queue's: its owner word names the queue with the tag
+ *    TQ_TAG_OUT (module/queue.h), so another queue refuses it as it
+ *    refuses a queued one, the queue's own operations take it as not
+ *    queued, and the fast path leaves it to the slow side. Every timer
+ *    call finds it there and takes it off (tq_clock_cancel_due()), as the
+ *    timer wheel's calls detach a timer from its expiry list. Everything
+ *    on @due is earlier than anything queued, and is expired first.
  *  - Expiry storms are bounded: one run of the work expires at most
  *    expire_budget timers (a module parameter), then queues itself again
  *    for the rest. Nothing is lost, and the workqueue runs other queues'
@@ -71,6 +73,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
+#include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
@@ -150,13 +153,10 @@ static void tq_clock_set(struct timeq_clock *clock, u64 time, bool spent)
 	__must_hold(&clock->arm_lock)
 {
 	lockdep_assert_held(&clock->arm_lock);
-	if (spent)
-		WRITE_ONCE(clock->armed, TQ_UNARMED);
 	if (time == U64_MAX) {
-		if (clock->armed != TQ_UNARMED)
-			hrtimer_try_to_cancel(&clock->hrtimer);
+		hrtimer_try_to_cancel(&clock->hrtimer);
 		WRITE_ONCE(clock->armed, TQ_UNARMED);
-	} else if (time < clock->armed) {
+	} else if (spent || time < clock->armed) {
 		WRITE_ONCE(clock->armed, time);
 		hrtimer_start(&clock->hrtimer,
 			      ns_to_ktime(time * clock->granularity),
@@ -228,11 +228,10 @@ u64 tq_clock_fast_tick(const struct timeq *q)
 /* A timeq_fn: put a timer whose tick has passed at the end of @due. */
 static void tq_clock_due(struct timeq_node *node, void *arg)
 {
-	struct timeq_clock *clock = arg;
+	struct timeq *q = arg;
 
-	list_add_tail(&node->entry, &clock->due);
-	set_bit(TIMEQ_TIMER_DUE,
-		&container_of(node, struct timeq_timer, node)->flags);
+	list_add_tail(&node->entry, &q->clock->due);
+	WRITE_ONCE(node->owner, tq_owner_word(q, TQ_TAG_OUT));
 }
 
 /*
@@ -260,43 +259,82 @@ void tq_clock_catch_up(struct timeq *q)
  * queue's order, a budget of them to a lock hold, with a door between
  * holds (tq_relock(); the caller says what it keeps across). The clock
  * moves at most to the current tick, so only timers that are due leave.
- * Return: 0, or -ERANGE if @time lies beyond the horizon even from the
- * current tick.
+ *
+ * A time the fast path let through (tq_window()) is within the horizon
+ * of ktime_get_mono_fast_ns(), which its kernel-doc lets run ahead of
+ * ktime_get_ns() by what a timekeeping update changes; for such a time
+ * this waits, spinning, until ktime_get_ns() has caught up that far, so
+ * that no timer leaves before it is due.
+ * Return: 0, or -ERANGE if @time lies beyond the horizon of both clocks.
  */
 int tq_clock_make_room(struct timeq *q, u64 time)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
+	struct timeq_clock *clock = q->clock;
 	u64 target;
 
 	tq_assert_locked(q);
-	if (time < q->horizon)
-		return 0;
+	/* The caller found @time beyond the window, so @time >= horizon. */
 	target = time - q->horizon + 1;
-	if (target > tq_clock_tick(q->clock))
-		return -ERANGE;
+	if (target > tq_clock_tick(clock)) {
+		if (target > tq_clock_fast_tick(q))
+			return -ERANGE;
+		while (target > tq_clock_tick(clock))
+			cpu_relax();
+	}
 	while (q->now < target) {
 		if (!q->budget)
 			tq_relock(q);
-		__timeq_del_less_than(q, target, ULONG_MAX, tq_clock_due,
-				      q->clock);
+		__timeq_del_less_than(q, target, ULONG_MAX, tq_clock_due, q);
 		tq_finish(q);
 	}
 	return 0;
 }
 
 /*
- * Take @timer off @due if it is there, as a timer call that re-arms or
- * deletes it does; it is then in no list. Return: whether it was. Under
- * head_lock; a plain queue never has a timer there.
+ * Take @timer off @q's @due if it is there, as a timer call that re-arms
+ * or deletes it does; it is then in no list and no queue. Return: whether
+ * it was. Under head_lock; a plain queue never has a timer there.
  */
-bool tq_clock_cancel_due(struct timeq_timer *timer)
+bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
+	__must_hold(&q->head_lock)
 {
-	if (!test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+	lockdep_assert_held(&q->head_lock);
+	if (READ_ONCE(timer->node.owner) != tq_owner_word(q, TQ_TAG_OUT))
 		return false;
 	list_del_init(&timer->node.entry);
-	clear_bit(TIMEQ_TIMER_DUE, &timer->flags);
+	WRITE_ONCE(timer->node.owner, 0);
 	return true;
+}
+
+/*
+ * Check @due for timeq_check(): each timer on it is @q's and out of its
+ * lists, the list is in order of time, and every time is before the
+ * clock. Return: 0, or -EUCLEAN with a description in @buf.
+ */
+int tq_clock_check(struct timeq *q, char *buf, size_t len)
+	__must_hold(&q->head_lock)
+{
+	struct timeq_timer *timer;
+	unsigned long n = 0;
+	u64 last = 0;
+
+	lockdep_assert_held(&q->head_lock);
+	list_for_each_entry(timer, &q->clock->due, node.entry) {
+		if (timer->node.owner != tq_owner_word(q, TQ_TAG_OUT) ||
+		    timer->node.time < last || timer->node.time >= q->now) {
+			if (buf && len)
+				snprintf(buf, len,
+					 "due timer %lu: owner %#lx, time %llu after %llu, clock %llu",
+					 n, timer->node.owner, timer->node.time,
+					 last, q->now);
+			return -EUCLEAN;
+		}
+		last = timer->node.time;
+		n++;
+	}
+	return 0;
 }
 
 /*
@@ -312,7 +350,7 @@ static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
 	timer = list_first_entry_or_null(&q->clock->due, struct timeq_timer,
 					 node.entry);
 	if (timer && timer->node.time <= tick) {
-		tq_clock_cancel_due(timer);
+		tq_clock_cancel_due(q, timer);
 		return timer;
 	}
 	if (timer || !q->min || q->min_time > tick)
@@ -525,7 +563,7 @@ bool tq_clock_release_step(struct timeq *q)
 						 struct timeq_timer, node.entry);
 		if (!timer)
 			return false;
-		tq_clock_cancel_due(timer);
+		tq_clock_cancel_due(q, timer);
 		q->visits++;
 	}
 	return !list_empty(&q->clock->due);
@@ -550,14 +588,16 @@ void tq_clock_free(struct timeq *q)
  *
  * Times on the queue are CLOCK_MONOTONIC nanoseconds divided by
  * @granularity; timeq_clock_ticks() reads that clock. The queue's own
- * clock, where its window starts, is brought up to it by every slow-side
- * call: timers whose tick has passed wait for their callbacks outside the
- * window, so a late expiry never narrows it. Arm timers with
- * timeq_timer_arm() or timeq_fast_update(). A timer of time t is expired
- * once ktime_get_ns() >= t * @granularity: it is removed and its callback
- * runs in process context, on the module's workqueue (or in the caller of
- * timeq_expire()), never earlier, one callback at a time. An hrtimer is
- * armed only while the queue holds a timer. timeq_insert(),
+ * clock, where its window starts, follows it, held back by timers whose
+ * tick has passed and whose callbacks have not run; a timer armed beyond
+ * that window, up to @horizon ticks past the current tick, moves it on,
+ * and the timers it passes wait for their callbacks outside the window.
+ * So a late expiry never narrows the window a caller can arm in. Arm
+ * timers with timeq_timer_arm() or timeq_fast_update(). A timer of time t
+ * is expired once ktime_get_ns() >= t * @granularity: it is removed and
+ * its callback runs in process context, on the module's workqueue (or in
+ * the caller of timeq_expire()), never earlier, one callback at a time.
+ * An hrtimer is armed only while the queue holds a timer. timeq_insert(),
  * timeq_delete_min() and timeq_del_less_than() are for plain queues and
  * refuse a clocked one.
  *

@@ -42,10 +42,11 @@
  * There is one exception to "all three": a slow-side insert, delete or
  * update of a far node that is not the minimum, to a far time no earlier
  * than the minimum, takes bucket_lock alone (tq_far_ok()). It cannot
- * change @min: a far node becomes the minimum only by tq_settle() or an
- * insert into an empty queue, both under all three locks, and while the
- * minimum is near any far time is later. It calls queue.c's far
- * operations, which neither read nor write @min. So @min and @min_time
+ * change @min: a far node becomes the minimum only under all three locks
+ * (tq_settle() or a WALK's last step, or an insert or update to a time
+ * before the minimum, which tq_far_ok() sends to the slow side or the
+ * cross lane), and while the minimum is near any far time is later. It
+ * calls queue.c's far operations, which neither read nor write @min. So @min and @min_time
  * are written only under head_lock, and the slow side can fill and empty
  * the far calendar while the fast path works on the heads.
  *
@@ -123,14 +124,14 @@
  *
  * What "never waits" and "O(1) worst case" mean for the fast path: it
  * takes no lock it could wait for, and runs no loop whose length depends
- * on the queue. Two of its steps are lock-free rather than wait-free:
- * llist_add() is a compare-and-exchange loop, which retries only when
- * another CPU's push, or the drain's llist_del_all(), changed the list's
- * first entry in between; and irq_work_queue()'s claim is an
- * atomic_fetch_or(), itself such a loop on some architectures, which
- * retries only when another CPU changed the item's flags. So each retry
- * is another CPU's completed operation on the same word, and on one CPU,
- * with bottom halves off, neither retries.
+ * on the queue. Three of its steps are lock-free rather than wait-free,
+ * each a loop that retries only when another context's operation on the
+ * same word completed in between: llist_add(), a compare-and-exchange on
+ * the list's first entry (another push, or the drain's llist_del_all());
+ * irq_work_queue()'s claim, an atomic_fetch_or() that is such a loop on
+ * some architectures (another claim, or the irq_work running, maybe on
+ * this CPU from a hard interrupt); and, on a clocked queue, the latch
+ * read of ktime_get_mono_fast_ns() (a timekeeping update).
  *
  * The hand-off
  * ------------
@@ -212,6 +213,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timeq.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "paths.h"
@@ -271,6 +273,9 @@ void tq_relock(struct timeq *q)
 	__must_hold(&q->bucket_lock)
 {
 	tq_unlock(q);
+	/* Requests applied before the door are not pending any more. */
+	smp_mb();
+	wake_up_var(&q->handoffs);
 	cond_resched();
 	tq_lock(q);
 	tq_finish(q);
@@ -397,13 +402,13 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 	tq_assert_locked(q);
 	time = max(time, q->now);
-	if (tq_owner(&timer->node) == q)
+	if (tq_in(&timer->node, q))
 		return tq_update(q, &timer->node, time, false);
-	if (!test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+	if (tq_tag(&timer->node) != TQ_TAG_OUT || tq_foreign(&timer->node, q))
 		return tq_insert(q, &timer->node, time, false);
 	if (!tq_in_window(q, time))
 		return -ERANGE;
-	tq_clock_cancel_due(timer);
+	tq_clock_cancel_due(q, timer);
 	ret = tq_insert(q, &timer->node, time, false);
 #ifdef TIMEQ_DEBUG_FIFO
 	/* The timer's life goes on: tests count it as one insertion. */
@@ -435,7 +440,7 @@ static bool tq_disarm(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->bucket_lock)
 {
 	tq_assert_locked(q);
-	return tq_clock_cancel_due(timer) ||
+	return tq_clock_cancel_due(q, timer) ||
 	       !tq_delete(q, &timer->node, false);
 }
 
@@ -465,23 +470,34 @@ static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
 /*
  * Apply the request of @timer, whose PENDING the caller's drain holds.
  * PENDING is cleared before ->want is read, and the timer armed in the
- * same lock hold (see "The hand-off"). A clocked queue may first have to
- * make room in its window, which may pass a door: the drain then takes
- * PENDING back first, so that a fast update meanwhile joins the request
- * rather than lands beside it, and reads ->want again after. If a new
- * request took PENDING in between, that one carries the latest time and
- * this one is done; one a few nanoseconds beyond the horizon (the fast
- * path's clock may run that far ahead of the slow side's) goes back on
- * the list for the next drain.
+ * same lock hold (see "The hand-off"). On a clocked queue the window may
+ * first need room (tq_room()), which may pass a door: that is done while
+ * PENDING is still held, so a fast update meanwhile joins the request
+ * rather than lands beside it, and ->want is read after. If a join moved
+ * ->want further still, PENDING is taken back and room made again, a
+ * budget unit each time; if a new request took PENDING first, that one
+ * carries the latest time and this one is done. A request the slow side's
+ * clock cannot make room for (the fast path's clock went further, which
+ * tq_clock_make_room() rules out but for a clock that went back) goes
+ * back on the list, and the work runs again.
  */
 static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
-	u64 want;
+	u64 want = READ_ONCE(timer->want);
 
 	for (;;) {
-		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+		if (tq_room(q, want)) {
+			llist_add(&timer->handoff, &q->handoffs);
+			queue_work(timeq_wq, &q->work);
+			return;
+		}
+		/*
+		 * Released: the drain read the timer's link before, and a fast
+		 * update that then takes PENDING rewrites it (llist_add()).
+		 */
+		clear_bit_unlock(TIMEQ_TIMER_PENDING, &timer->flags);
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
 		want = READ_ONCE(timer->want);
@@ -491,14 +507,12 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 			break;
 		if (test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 			return;
-		if (tq_room(q, want)) {
-			llist_add(&timer->handoff, &q->handoffs);
-			queue_work(timeq_wq, &q->work);
-			return;
-		}
+		while (!q->budget)
+			tq_relock(q);
+		q->budget--;
 	}
-	/* The window was checked in this lock hold: it cannot fail. */
-	WARN_ON_ONCE(tq_arm(q, timer, want));
+	/* The window was checked in this lock hold. */
+	WARN_ON_ONCE(tq_arm(q, timer, want) == -ERANGE);
 }
 
 /*
@@ -546,19 +560,29 @@ static void tq_discard(struct timeq *q)
 	tq_wake_requests(q);
 }
 
+/* tq_slow_begin_drained() for a call that arms nothing. */
+#define TQ_NO_ROOM	U64_MAX
+
 /*
  * Enter the slow side for a call on @timer, with no request for it left
- * anywhere: drain, and while PENDING says that a request is still in
- * flight (set, not yet pushed; pushed since the drain; or held by another
- * caller's drain in a door), wait for it and drain again. See "The
- * hand-off".
+ * anywhere: make room in the window for @room on a clocked queue, unless
+ * it is TQ_NO_ROOM (a door, maybe; the window only widens after it), then
+ * drain, and while PENDING says that a request is still in flight (set,
+ * not yet pushed; pushed since the drain; or held by another caller's
+ * drain in a door), wait for it and start again. It returns with no door
+ * since PENDING was found clear, so no fast update can land between that
+ * and the caller's own change. See "The hand-off".
  */
-static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer)
+static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer,
+				  u64 room)
 	__acquires(&q->head_lock) __acquires(&q->head2_lock)
 		__acquires(&q->bucket_lock)
 {
 	for (;;) {
 		tq_slow_begin(q);
+		/* Too far even for the current tick: tq_arm() says so. */
+		if (room != TQ_NO_ROOM)
+			tq_room(q, room);
 		tq_drain(q);
 		if (!test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 			return;
@@ -952,8 +976,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ_NS);
  * As timeq_min(), but from the slow side: the pending work that a
  * slow-side call between two of its steps may have left (when timeq_min()
  * reads NULL from a queue that is not empty) is finished first. On a
- * clocked queue the clock is caught up first, so a timer whose tick has
- * passed is no longer queued: it waits for its callback (timeq_expire()).
+ * clocked queue, timers whose tick has passed may have left the queue for
+ * the list of timers waiting for their callbacks (module/clock.c): those
+ * are not counted here; timeq_expire() runs them.
  *
  * Context: the slow side; takes every lock.
  * Return: the node with the smallest time, the first inserted among equal
@@ -981,7 +1006,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_first, TIMEQ_NS);
  * list and position, the links, the counts, the bitmaps at every level,
  * the cached minimum, the rules that an empty head leaves nothing of the
  * next bucket outside head2 and that the focus bucket is not split and,
- * in builds with %TIMEQ_DEBUG_FIFO, insertion order within each list.
+ * in builds with %TIMEQ_DEBUG_FIFO, insertion order within each list; on
+ * a clocked queue, also its list of timers due (module/clock.c).
  * O(N + delta + M) in one lock hold, with the fast path shut out
  * meanwhile: for tests, not for production. It changes nothing.
  *
@@ -996,6 +1022,8 @@ int timeq_check(struct timeq *q, char *buf, size_t len)
 	tq_lock(q);
 	tq_finish(q);
 	ret = __timeq_check(q, buf, len);
+	if (!ret && q->clock)
+		ret = tq_clock_check(q, buf, len);
 	tq_unlock(q);
 	return ret;
 }
@@ -1029,14 +1057,14 @@ static int tq_fast_check(struct timeq *q, struct timeq_timer *timer)
 	/* Under a lock the drain holds: see "The hand-off". */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 		return -EAGAIN;
+	if (tq_foreign(&timer->node, q))
+		return -EBUSY;
 	/*
 	 * On the due list (module/clock.c), which only a holder of every lock
 	 * changes: its link is in use, and the slow side re-arms it.
 	 */
-	if (test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+	if (tq_tag(&timer->node) == TQ_TAG_OUT)
 		return -EAGAIN;
-	if (tq_foreign(&timer->node, q))
-		return -EBUSY;
 	return 0;
 }
 
@@ -1232,7 +1260,7 @@ static enum tq_lane tq_fast_lane(const struct timeq *q,
 
 	if (!owner)
 		return far ? TQ_LANE_CROSS : TQ_LANE_NEAR;
-	if (tag == TQ_TAG_CALENDAR || &q->heads[tag - 1] == READ_ONCE(q->focus))
+	if (tag == TQ_TAG_CALENDAR || tq_tag_plays(q, tag, READ_ONCE(q->focus)))
 		return far ? TQ_LANE_FAR : TQ_LANE_CROSS;
 	return far ? TQ_LANE_CROSS : TQ_LANE_NEAR;
 }
@@ -1390,7 +1418,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
  * @q:		the queue
  * @time:	set to the earliest queued time on success
  *
- * Tries head_lock only, which guards the minimum. O(1); never waits.
+ * Tries head_lock only, which guards the minimum. O(1); never waits. As
+ * timeq_first(), it does not see the timers of a clocked queue that wait
+ * for their callbacks after their tick has passed.
  *
  * Context: as timeq_fast_update().
  * Return: 0; -ENOENT if @q is empty; -EAGAIN if the lock was taken, or the
@@ -1424,8 +1454,8 @@ static int tq_timer_refuse(struct timeq *q, struct timeq_timer *timer,
 			   bool armed_only)
 	__must_hold(&q->head_lock)
 {
-	if (armed_only && tq_owner(&timer->node) != q &&
-	    !test_bit(TIMEQ_TIMER_DUE, &timer->flags))
+	/* A timer on the due list is @q's too, and armed. */
+	if (armed_only && tq_owner(&timer->node) != q)
 		return -ENOENT;
 	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
 		return -ESHUTDOWN;
@@ -1438,16 +1468,8 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 {
 	int ret;
 
-	tq_slow_begin_drained(q, timer);
+	tq_slow_begin_drained(q, timer, time);
 	ret = tq_timer_refuse(q, timer, armed_only);
-	if (!ret)
-		ret = tq_room(q, time);
-	/*
-	 * Making room may pass a door: the timer is looked at again after
-	 * it. A fast update in that door is as if it came before this call.
-	 */
-	if (!ret)
-		ret = tq_timer_refuse(q, timer, armed_only);
 	if (!ret)
 		ret = tq_arm(q, timer, time);
 	tq_slow_end(q);
@@ -1470,7 +1492,8 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
  * Context: the slow side; takes every lock.
  * Return: 0; -ERANGE if @time lies beyond the horizon; -EBUSY if @timer is
  * in another queue; -ESHUTDOWN after timeq_shutdown_sync(). On error
- * nothing changes but the pending requests applied.
+ * nothing changes but the pending requests applied and, on a clocked
+ * queue, the clock brought up to date.
  */
 int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
@@ -1494,7 +1517,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
  * Context: the slow side; takes every lock.
  * Return: 0; -ENOENT if @timer is not armed in @q; -ERANGE if @time lies
  * beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
- * nothing changes but the pending requests applied.
+ * nothing changes but the pending requests applied and, on a clocked
+ * queue, the clock brought up to date.
  */
 int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
@@ -1519,7 +1543,7 @@ int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 {
 	int ret;
 
-	tq_slow_begin_drained(q, timer);
+	tq_slow_begin_drained(q, timer, TQ_NO_ROOM);
 	ret = tq_disarm(q, timer);
 	tq_slow_end(q);
 	return ret;

@@ -45,7 +45,10 @@ void tq_clock_catch_up(struct timeq *q)
 int tq_clock_make_room(struct timeq *q, u64 time)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock);
-bool tq_clock_cancel_due(struct timeq_timer *timer);
+bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
+	__must_hold(&q->head_lock);
+int tq_clock_check(struct timeq *q, char *buf, size_t len)
+	__must_hold(&q->head_lock);
 void tq_clock_expire(struct timeq *q);
 void tq_clock_kick(struct timeq *q);
 u64 tq_clock_fast_tick(const struct timeq *q);

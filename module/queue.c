@@ -179,6 +179,10 @@
 static_assert(sizeof(struct timeq_node) <= 32 || BITS_PER_LONG != 64,
 	      "struct timeq_node must fit in 32 bytes on 64-bit");
 #endif
+static_assert(__alignof__(struct timeq) > TIMEQ_NODE_TAG_MASK,
+	      "an owner word keeps its tag in the low bits of the queue's address");
+static_assert(TQ_TAG_OUT > TQ_HEADS && TQ_TAG_OUT <= TIMEQ_NODE_TAG_MASK,
+	      "the tags are the calendar, the spread arrays and out");
 
 /* Largest horizon: both arrays at their maximum size. */
 #define TIMEQ_MAX_HORIZON	(1ULL << (2 * TIMEQ_MAX_LISTS_SHIFT))
@@ -855,7 +859,7 @@ static int tq_link_at(struct timeq *q, struct timeq_node *node, u64 time)
 /* Relink @node at @time: 0, -ENOENT (not in @q) or -ERANGE; O(1). */
 static int tq_relink_at(struct timeq *q, struct timeq_node *node, u64 time)
 {
-	if (tq_owner(node) != q)
+	if (!tq_in(node, q))
 		return -ENOENT;
 	if (!tq_in_window(q, time))
 		return -ERANGE;
@@ -878,7 +882,7 @@ int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 /* Returns 0 or -ENOENT (@node is not in @q); may leave work pending. */
 int __timeq_delete(struct timeq *q, struct timeq_node *node)
 {
-	if (tq_owner(node) != q)
+	if (!tq_in(node, q))
 		return -ENOENT;
 	tq_remove(q, node);
 	if (q->min == node)
@@ -917,7 +921,7 @@ int __timeq_far_insert(struct timeq *q, struct timeq_node *node, u64 time)
 
 int __timeq_far_delete(struct timeq *q, struct timeq_node *node)
 {
-	if (tq_owner(node) != q)
+	if (!tq_in(node, q))
 		return -ENOENT;
 	tq_remove(q, node);
 	return 0;

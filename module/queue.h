@@ -98,6 +98,13 @@ static inline bool tq_in_window(const struct timeq *q, u64 time)
 
 /* The tag of a node in the calendar; spread array i has tag i + 1. */
 #define TQ_TAG_CALENDAR	0
+/*
+ * The tag of a node that is @q's but in none of its lists: the timer
+ * facility holds it, on its list of timers due (module/clock.c). The
+ * operations here take it as not queued: insert says -EBUSY, delete and
+ * update -ENOENT, and the fast path's lanes leave it to the slow side.
+ */
+#define TQ_TAG_OUT	4
 /* The spread arrays behind head, head2 and focus. */
 #define TQ_HEADS	ARRAY_SIZE(((struct timeq *)NULL)->heads)
 
@@ -123,6 +130,15 @@ static inline unsigned int tq_tag(const struct timeq_node *node)
 	return READ_ONCE(node->owner) & TIMEQ_NODE_TAG_MASK;
 }
 
+/* Is @node in one of the lists of @q? One read of its owner word. */
+static inline bool tq_in(const struct timeq_node *node, const struct timeq *q)
+{
+	unsigned long owner = READ_ONCE(node->owner);
+
+	return (owner & ~TIMEQ_NODE_TAG_MASK) == (unsigned long)q &&
+	       (owner & TIMEQ_NODE_TAG_MASK) != TQ_TAG_OUT;
+}
+
 static inline unsigned long tq_owner_word(const struct timeq *q,
 					  unsigned int tag)
 {
@@ -140,22 +156,29 @@ static inline struct timeq_head *tq_tag_head(struct timeq *q, unsigned int tag)
 	return &q->heads[tag - 1];
 }
 
+/* Does @tag name the array that plays @role (q->head, head2 or focus)? */
+static inline bool tq_tag_plays(const struct timeq *q, unsigned int tag,
+				const struct timeq_head *role)
+{
+	return tag != TQ_TAG_CALENDAR && tag <= TQ_HEADS &&
+	       &q->heads[tag - 1] == role;
+}
+
 /* Is @node (queued in @q) in the far region: the calendar or the focus? */
 static inline bool tq_is_far(const struct timeq *q,
 			     const struct timeq_node *node)
 {
 	unsigned int tag = tq_tag(node);
 
-	return tag == TQ_TAG_CALENDAR || &q->heads[tag - 1] == READ_ONCE(q->focus);
+	return tag == TQ_TAG_CALENDAR ||
+	       tq_tag_plays(q, tag, READ_ONCE(q->focus));
 }
 
 /* Is @node (queued in @q) in the array playing head? */
 static inline bool tq_is_head(const struct timeq *q,
 			      const struct timeq_node *node)
 {
-	unsigned int tag = tq_tag(node);
-
-	return tag != TQ_TAG_CALENDAR && &q->heads[tag - 1] == READ_ONCE(q->head);
+	return tq_tag_plays(q, tq_tag(node), READ_ONCE(q->head));
 }
 
 #ifdef TIMEQ_DEBUG_FIFO

@@ -75,7 +75,8 @@
  * @entry:	link in one list of the queue (a spread array or a bucket)
  * @time:	the element's time in ticks; valid while queued
  * @owner:	the queue this node is in, or 0 when it is in none; the low
- *		bits (%TIMEQ_NODE_TAG_MASK) name the list array it is in
+ *		bits (%TIMEQ_NODE_TAG_MASK) name the list array it is in, or
+ *		that the queue's timer facility holds it (module/queue.h)
  * @seq:	the insertion number, with %TIMEQ_DEBUG_FIFO only: test builds
  *		set it so that timeq_check() can prove FIFO order among equal
  *		times, at 8 bytes per node and an increment per insertion
@@ -93,8 +94,11 @@ struct timeq_node {
 #endif
 };
 
-/* The low bits of timeq_node.owner: which list array the node is in. */
-#define TIMEQ_NODE_TAG_MASK	3UL
+/*
+ * The low bits of timeq_node.owner: which list array the node is in. A
+ * struct timeq is aligned to at least 8 bytes, so three bits are free.
+ */
+#define TIMEQ_NODE_TAG_MASK	7UL
 
 struct timeq_timer;
 struct timeq_clock;
@@ -115,8 +119,7 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @node:	the node queued for the timer
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off
- * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN, %TIMEQ_TIMER_DUE
- *		(atomic bit ops)
+ * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
  * @fn:		the callback, for queues from timeq_create_monotonic()
  *
  * A fast update that cannot be applied at once is handed to the slow path
@@ -136,8 +139,6 @@ struct timeq_timer {
 /* Bits of timeq_timer.flags. */
 #define TIMEQ_TIMER_PENDING	0	/* a request is handed off */
 #define TIMEQ_TIMER_SHUTDOWN	1	/* refuses to be armed */
-#define TIMEQ_TIMER_DUE		2	/* its time has passed, its callback
-					 * has not run yet (module/clock.c) */
 
 /* What timeq_fast_update() did, when it did not fail. */
 #define TIMEQ_APPLIED		0
@@ -275,7 +276,7 @@ struct timeq {
 	atomic64_t		seq;
 	atomic64_t		inserted;
 #endif
-};
+} __aligned(TIMEQ_NODE_TAG_MASK + 1);
 
 /**
  * typedef timeq_fn - called by timeq_del_less_than() for each removed node
@@ -351,7 +352,9 @@ static inline void timeq_timer_init(struct timeq_timer *timer,
  *
  * Context: any. Unless the caller excludes the queue's writers, the answer
  * is a snapshot that may already be out of date.
- * Return: true while @node is in some queue.
+ * Return: true while @node is in some queue, or, for a timer of a queue
+ * from timeq_create_monotonic(), waits there for its callback after its
+ * tick has passed (it is still armed: module/clock.c).
  */
 static inline bool timeq_node_queued(const struct timeq_node *node)
 {
@@ -412,7 +415,8 @@ static inline u64 timeq_now(const struct timeq *q)
  * Context: any. Unless the caller excludes the queue's writers, the answer
  * is approximate: it adds four counts read one after the other, and a node
  * that moves between them meanwhile may be counted twice or not at all.
- * Return: how many nodes are queued in @q.
+ * Return: how many nodes are queued in @q; the timers of a clocked queue
+ * that wait for their callbacks after their tick has passed are not.
  */
 static inline unsigned long timeq_count(const struct timeq *q)
 {

@@ -38,6 +38,7 @@ typedef unsigned long long __u64;
 typedef unsigned int __u32;
 typedef int __s32;
 #define __aligned_u64		__u64 __attribute__((aligned(8)))
+#define __aligned(x)		__attribute__((aligned(x)))
 
 #define GFP_KERNEL		0u
 
@@ -205,8 +206,11 @@ int compat_this_cpu(void);
 /* <linux/compiler.h>, <linux/minmax.h> */
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define min(a, b)		((a) < (b) ? (a) : (b))
-#define max(a, b)		((a) > (b) ? (a) : (b))
+/* Each argument evaluated once, as the kernel's: min(clock(), x) reads once. */
+#define min(a, b) ({ __typeof__(a) __a = (a); __typeof__(b) __b = (b);	\
+		     __a < __b ? __a : __b; })
+#define max(a, b) ({ __typeof__(a) __a = (a); __typeof__(b) __b = (b);	\
+		     __a > __b ? __a : __b; })
 #define min3(a, b, c)		min(min(a, b), c)
 #define min_t(type, a, b)	min((type)(a), (type)(b))
 #define U64_MAX			(~0ULL)
@@ -248,19 +252,30 @@ static inline long long atomic64_read(const atomic64_t *v)
 	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
 }
 
-/* <asm/bitops.h>: atomic bit operations, fully ordered when they return */
+/*
+ * <asm/bitops.h>: atomic bit operations. As the kernel's: set_bit() and
+ * clear_bit() are unordered (smp_mb__after_atomic() orders them), and
+ * test_and_set_bit(), which returns a value, is fully ordered.
+ */
 #define COMPAT_WORD(nr, addr)	((addr) + (nr) / BITS_PER_LONG)
 #define COMPAT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
 
 static inline void set_bit(long nr, unsigned long *addr)
 {
-	__atomic_fetch_or(COMPAT_WORD(nr, addr), COMPAT_MASK(nr), __ATOMIC_SEQ_CST);
+	__atomic_fetch_or(COMPAT_WORD(nr, addr), COMPAT_MASK(nr),
+			  __ATOMIC_RELAXED);
 }
 
 static inline void clear_bit(long nr, unsigned long *addr)
 {
 	__atomic_fetch_and(COMPAT_WORD(nr, addr), ~COMPAT_MASK(nr),
-			   __ATOMIC_SEQ_CST);
+			   __ATOMIC_RELAXED);
+}
+
+static inline void clear_bit_unlock(long nr, unsigned long *addr)
+{
+	__atomic_fetch_and(COMPAT_WORD(nr, addr), ~COMPAT_MASK(nr),
+			   __ATOMIC_RELEASE);
 }
 
 static inline bool test_and_set_bit(long nr, unsigned long *addr)

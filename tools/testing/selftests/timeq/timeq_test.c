@@ -1552,6 +1552,140 @@ TEST_F_TIMEOUT(dev, monotonic_expiry_races_delete_and_update, SLOW_TIMEOUT)
 }
 
 /*
+ * An element expires while its queue looks for the next minimum far
+ * ahead, work of many lock holds with the locks dropped between them:
+ * here a bucket of thousands of elements sits spread in the queue's
+ * focus, and a short bucket before it, filled out of time order, wants
+ * the focus. A MIN or a DELETE in that time must find the element queued
+ * or expired, never gone between the two: MIN never says ENODATA while
+ * elements are queued, a deleted element is never delivered, an expired
+ * one is delivered once. A thread polls MIN through each expiry, and
+ * deletes the element the moment MIN finds the queue between the two.
+ */
+#define GAP_LONG	32768
+#define GAP_SHORT	17		/* more than the queue walks */
+#define GAP_BATCH	4096
+#define GAP_ROUNDS	12
+
+struct gap {
+	int		fd;
+	int		stop;
+	__u64		handle;		/* of the element about to expire */
+	int		calls;
+	int		enodata;
+	int		deleted;	/* its DELETE's result; 1 before */
+};
+
+static void *gap_thread(void *arg)
+{
+	struct gap *g = arg;
+	struct timeq_element e;
+
+	while (!__atomic_load_n(&g->stop, __ATOMIC_ACQUIRE)) {
+		memset(&e, 0, sizeof(e));
+		e.size = sizeof(e);
+		__atomic_add_fetch(&g->calls, 1, __ATOMIC_RELAXED);
+		if (!tq_element(g->fd, TIMEQ_MIN, &e) || errno != ENODATA)
+			continue;
+		__atomic_add_fetch(&g->enodata, 1, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&g->deleted, __ATOMIC_ACQUIRE) == 1)
+			__atomic_store_n(&g->deleted, tq_delete(g->fd, g->handle) ?
+					 -errno : 0, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Insert @n elements of cookie @cookie + i at time @time(i). */
+static void gap_fill(struct __test_metadata *_metadata, int fd, int n,
+		     __u64 cookie, __u64 base, __u64 stride, __u64 mod)
+{
+	static struct timeq_op ops[GAP_BATCH];
+	int i, j;
+
+	for (j = 0; j < n; j += GAP_BATCH) {
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < GAP_BATCH && j + i < n; i++) {
+			ops[i].op = TIMEQ_OP_INSERT;
+			ops[i].time = base + (__u64)(j + i) * stride % mod;
+			ops[i].cookie = cookie + j + i;
+		}
+		ASSERT_EQ(i, tq_batch(fd, ops, i));
+	}
+}
+
+TEST_F_TIMEOUT(dev, monotonic_expiry_meets_far_work, SLOW_TIMEOUT)
+{
+	const __u64 gran = 100000;	/* 100 us; buckets of 1024 ticks */
+	__u64 now, far, mid, tick, handle, spare, h[GAP_SHORT];
+	int round, i, deleted = 0, expired = 0, calls = 0;
+	struct timeq_event ev;
+	struct pollfd pfd;
+	pthread_t thread;
+	struct gap g;
+
+	memset(&g, 0, sizeof(g));
+	g.fd = self->fd;
+	ASSERT_EQ(0, fcntl(g.fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, tq_configure_mono(g.fd, gran, 1 << 20, 0));
+	/* The long bucket, about 80 s ahead, out of time order. */
+	now = tq_mono_ns() / gran;
+	far = ((now >> 10) + 768) << 10;
+	mid = ((now >> 10) + 384) << 10;
+	gap_fill(_metadata, g.fd, GAP_LONG, 1000, far, 617, 1024);
+	g.deleted = 0;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, gap_thread, &g));
+	for (round = 0; round < GAP_ROUNDS; round++) {
+		/* An element before it, deleted: the long bucket is spread. */
+		ASSERT_EQ(0, tq_insert(g.fd, mid - 1024, 999, &spare));
+		ASSERT_EQ(0, tq_delete(g.fd, spare));
+		/* The short bucket before it, backwards: it wants the focus. */
+		for (i = 0; i < GAP_SHORT; i++)
+			ASSERT_EQ(0, tq_insert(g.fd, mid + GAP_SHORT - i, 1 + i,
+					       &h[i]));
+		tick = tq_mono_ns() / gran;
+		ASSERT_EQ(0, tq_insert(g.fd, tick + 20, 0, &handle));
+		g.handle = handle;
+		__atomic_store_n(&g.deleted, 1, __ATOMIC_RELEASE);
+		/* Until the element is an event, or the thread deleted it. */
+		pfd.fd = g.fd;
+		pfd.events = POLLIN;
+		for (i = 0; i < 600 && __atomic_load_n(&g.deleted,
+						       __ATOMIC_ACQUIRE) == 1; i++)
+			if (poll(&pfd, 1, 100) == 1)
+				break;
+		/* An insert waits for the expiry that runs to be done. */
+		ASSERT_EQ(0, tq_insert(g.fd, far, 0, &spare));
+		ASSERT_EQ(0, tq_delete(g.fd, spare));
+		if (__atomic_load_n(&g.deleted, __ATOMIC_ACQUIRE) == 0) {
+			deleted++;
+		} else {
+			ASSERT_EQ(sizeof(ev), read(g.fd, &ev, sizeof(ev)));
+			EXPECT_EQ(0, ev.cookie);
+			EXPECT_EQ(handle, ev.handle);
+			EXPECT_EQ(-1, tq_delete(g.fd, handle));
+			EXPECT_EQ(ENOENT, errno);
+			expired++;
+		}
+		EXPECT_EQ(-1, read(g.fd, &ev, sizeof(ev)))
+			TH_LOG("round %d: an event for element %llu", round,
+			       (unsigned long long)ev.cookie);
+		EXPECT_EQ(EAGAIN, errno);
+		for (i = 0; i < GAP_SHORT; i++)
+			ASSERT_EQ(0, tq_delete(g.fd, h[i]));
+		/* One more out of order: spread again next round. */
+		ASSERT_EQ(0, tq_insert(g.fd, far + round % 1000, 2000 + round,
+				       &spare));
+	}
+	__atomic_store_n(&g.stop, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	calls = g.calls;
+	EXPECT_EQ(0, g.enodata)
+		TH_LOG("MIN said ENODATA %d times of %d", g.enodata, g.calls);
+	TH_LOG("%d rounds: %d deleted in the expiry, %d expired; %d MIN calls",
+	       GAP_ROUNDS, deleted, expired, calls);
+}
+
+/*
  * Stats is one snapshot: while elements expire, every call counts each
  * element once, as queued or as an event.
  */
