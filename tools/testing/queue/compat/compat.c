@@ -184,6 +184,19 @@ ktime_t compat_hrtimer_armed(struct hrtimer *timer)
 	return expires;
 }
 
+ktime_t compat_hrtimer_earliest(void)
+{
+	struct hrtimer *timer;
+	ktime_t earliest = -1;
+
+	pthread_mutex_lock(&compat_hrtimer_lock);
+	for (timer = compat_hrtimer_armed_list; timer; timer = timer->next)
+		if (earliest < 0 || timer->expires < earliest)
+			earliest = timer->expires;
+	pthread_mutex_unlock(&compat_hrtimer_lock);
+	return earliest;
+}
+
 unsigned int compat_hrtimer_run(u64 now_ns)
 {
 	struct hrtimer *timer, *due;

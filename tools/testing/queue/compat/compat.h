@@ -723,6 +723,8 @@ bool hrtimer_active(const struct hrtimer *timer);
 unsigned int compat_hrtimer_run(u64 now_ns);
 /* The expiry @timer is armed for, or -1 if it is not armed. */
 ktime_t compat_hrtimer_armed(struct hrtimer *timer);
+/* The earliest expiry of any armed hrtimer, or -1 if none is armed. */
+ktime_t compat_hrtimer_earliest(void);
 
 /* The virtual clock. */
 extern u64 compat_clock_ns;
