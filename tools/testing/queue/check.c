@@ -23,8 +23,8 @@
 #include <linux/timeq.h>
 
 #include "check.h"
-#include "../../../module/paths.h"
-#include "../../../module/queue.h"
+#include "paths.h"
+#include "queue.h"
 
 #ifdef TIMEQ_DEBUG_FIFO
 static int test_cmp_u64(const void *a, const void *b)

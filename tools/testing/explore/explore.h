@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interleaving explorer's own interfaces: the scheduler (sched.c), the
+ * world a scenario runs in (world.c), and the scenarios (scenarios.c).
+ * explore.c's top comment explains the design.
+ */
+#ifndef TIMEQ_EXPLORE_H
+#define TIMEQ_EXPLORE_H
+
+#include <stdint.h>
+
+#include <linux/timeq.h>
+
+/* --- the scheduler (sched.c) --- */
+
+enum xp_sched {
+	XP_SCHED_PCT,		/* priorities with d - 1 change points */
+	XP_SCHED_RANDOM,	/* a uniform choice at every point */
+};
+
+/* How one schedule is run. */
+struct xp_config {
+	enum xp_sched	sched;
+	unsigned int	depth;		/* PCT's d: d - 1 change points */
+	unsigned long	k;		/* PCT's estimate of the steps of a run */
+	unsigned long	max_steps;	/* past this, the run is a livelock */
+	int		rw_limit;	/* see compat/explore.h */
+	int		trace;		/* print every step as it is taken */
+	int		quiet_checks;	/* call hooks->quiet, see there */
+	unsigned int	nchanges;	/* PCT: change points given, not drawn */
+	unsigned long	changes[16];
+};
+
+/* How a schedule ended. */
+enum xp_verdict {
+	XP_OK,
+	XP_FAIL,		/* an oracle, an invariant or a check failed */
+	XP_DEADLOCK,		/* nothing can run, something has not ended */
+	XP_LIVELOCK,		/* the step budget ran out */
+	XP_CRASH,		/* a signal (without ASan: a touch of poison) */
+};
+
+struct xp_result {
+	enum xp_verdict	verdict;
+	char		message[512];
+	unsigned long	steps;
+	uint64_t	fingerprint;	/* of the schedule: who ran at each point */
+};
+
+/* A thread of a scenario. */
+enum {
+	XP_SOFTIRQ	= 1,		/* runs in softirq context throughout */
+};
+
+void xp_spawn(const char *name, void (*fn)(void *arg), void *arg,
+	      unsigned int flags);
+/* A step of a scenario thread: the clock moves to @ns (never back). */
+void xp_clock_set(u64 ns);
+/* A scheduling point of a scenario's own, for its steps. */
+#define xp_step()	xp_point(XP_OP_USER, NULL, __FILE__, __LINE__)
+/* Name an object for the trace. */
+void xp_name(const void *obj, size_t size, const char *name);
+/* The hrtimers set up in this run, in order. */
+struct hrtimer *xp_hrtimer_first(void);
+/* The step count of the run so far. */
+unsigned long xp_steps(void);
+/* Whether a run's work, irq_works and hrtimer have nothing left to do. */
+bool xp_async_idle(void);
+
+/* The scenario's side of a run, called with no point live. */
+struct xp_hooks {
+	void	(*setup)(void *ctx);
+	/*
+	 * Whenever the last spinlock held by anyone is released (if
+	 * cfg->quiet_checks): a moment when the queue must be sound unless
+	 * work is pending. No point is live inside it.
+	 */
+	void	(*quiet)(void *ctx);
+	/* At quiescence: check, and spawn more threads (return true), or end. */
+	bool	(*quiescent)(void *ctx, unsigned int phase);
+	void	(*teardown)(void *ctx, bool failed);
+	void	*ctx;
+};
+
+void xp_run(const struct xp_config *cfg, uint64_t seed,
+	    const struct xp_hooks *hooks, struct xp_result *res);
+/* Print the last @n steps of the trace of the run that just ended. */
+void xp_print_trace(FILE *f, unsigned int n);
+/* @note is printed with the seed if the run crashes (or ASan reports). */
+void xp_init(void (*note)(FILE *f, uint64_t seed));
+
+/* --- the world of a scenario (world.c) --- */
+
+#define XW_TIMERS	256
+#define XW_NODES	256
+
+struct xw;
+
+/* A scenario's timer: a timer its owner may free, and what it saw. */
+struct xt {
+	struct timeq_timer	timer;
+	struct xw		*w;
+	unsigned int		index;
+	char			name[12];
+	bool			freed;		/* its owner freed it */
+	bool			exact;		/* no re-arm races its expiry */
+	bool			must_fire;	/* by the end of the run */
+	unsigned int		fired;
+	void			(*hook)(struct xt *t);	/* in its callback */
+	unsigned long		last;		/* scenario's own use */
+};
+
+struct xw {
+	struct timeq		*q;
+	bool			clocked;
+	u64			gran;		/* ns per tick, clocked only */
+	u64			horizon;
+	struct xt		t[XW_TIMERS];
+	unsigned int		ntimers;
+	struct timeq_node	n[XW_NODES];
+	unsigned int		nnodes;
+	/* Delivery order of exact timers. */
+	u64			last_time, last_seq;
+	bool			delivered;
+	unsigned long		deliveries;
+	unsigned long		removed;	/* by the scenario's calls */
+	long			allocations;	/* before setup */
+	/* For the scenarios' own use. */
+	unsigned long		v[8];
+	uint64_t		rand;
+};
+
+void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
+	       unsigned int delta, unsigned int nbuckets);
+struct xt *xw_timer(struct xw *w, bool exact);
+struct timeq_node *xw_node(struct xw *w);
+void xw_free(struct xw *w, struct xt *t);
+u64 xw_tick(struct xw *w);
+void xw_advance_to(struct xw *w, u64 tick);
+/* timeq_fast_update() as a softirq would call it; only -ESHUTDOWN may fail. */
+int xw_fast_update(struct xw *w, struct xt *t, u64 time);
+/* Make every fast update hand off: hold bucket_lock (setup only). */
+void xw_defer_begin(struct xw *w);
+void xw_defer_end(struct xw *w);
+uint64_t xw_rand(struct xw *w);
+void xw_check(struct xw *w, const char *when);
+void xw_check_armed(struct xw *w);
+/*
+ * Empty a plain queue by delete_min, checking the order, and expect @want
+ * nodes (XW_ANY: any number); the final phase of a plain queue. Every
+ * insertion must have been removed once: by the scenario's calls, which
+ * count what they remove in w->removed, or by this drain.
+ */
+#define XW_ANY		(~0UL)
+void xw_drain_plain(struct xw *w, unsigned long want);
+
+#define xw_fail(...)	xp_fail(__FILE__, __LINE__, __VA_ARGS__)
+
+/* --- the scenarios (scenarios.c) --- */
+
+struct scenario {
+	const char	*name;
+	const char	*what;		/* what it covers, and its oracle */
+	int		defect;		/* the defect of issue 18 it targets */
+	void		(*setup)(struct xw *w);
+	/* Extra phases: at quiescence @phase (1, 2 ...), spawn or end. */
+	bool		(*phase)(struct xw *w, unsigned int phase);
+	/* Checks at the very end, before teardown. */
+	void		(*final)(struct xw *w);
+};
+
+extern const struct scenario xw_scenarios[];
+extern const unsigned int xw_nscenarios;
+
+bool xw_quiescent(void *ctx, unsigned int phase);
+void xw_quiet(void *ctx);
+void xw_setup(void *ctx);
+void xw_teardown(void *ctx, bool failed);
+void *xw_new_run(const struct scenario *sc, uint64_t seed);
+void xw_free_run(void *ctx);
+
+#endif /* TIMEQ_EXPLORE_H */
