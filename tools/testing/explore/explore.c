@@ -58,6 +58,7 @@
  *
  *	explore [--scenario NAME]... [--sched pct|random] [--depth D] [--k K]
  *		[--schedules N] [--seed S] [--max-steps N] [--rw-limit N]
+ *		[--yield-demotes N] [--changes S1,S2...] [--no-quiet-checks]
  *		[--replay] [--find C] [--list] [--tap]
  */
 #include <stdlib.h>
@@ -144,10 +145,10 @@ static unsigned long measure_k(const struct scenario *sc,
 static void fprint_replay(FILE *f, const struct scenario *sc,
 			  const struct xp_config *cfg, uint64_t seed)
 {
-	fprintf(f, "#   replay: explore --scenario %s --sched %s --depth %u --k %lu --max-steps %lu --rw-limit %d%s --seed %llu --replay\n",
+	fprintf(f, "#   replay: explore --scenario %s --sched %s --depth %u --k %lu --max-steps %lu --rw-limit %d --yield-demotes %u%s --seed %llu --replay\n",
 		sc->name, cfg->sched == XP_SCHED_PCT ? "pct" : "random",
 		cfg->depth, cfg->k, cfg->max_steps, cfg->rw_limit,
-		cfg->quiet_checks ? "" : " --no-quiet-checks",
+		cfg->yield_demotes, cfg->quiet_checks ? "" : " --no-quiet-checks",
 		(unsigned long long)seed);
 }
 
@@ -249,6 +250,7 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [--scenario NAME]... [--sched pct|random] [--depth D] [--k K]\n"
 		"          [--schedules N] [--seed S] [--max-steps N] [--rw-limit N]\n"
+		"          [--yield-demotes N] [--changes S1,S2...] [--no-quiet-checks]\n"
 		"          [--replay] [--find C] [--list] [--tap]\n", prog);
 	exit(2);
 }
@@ -315,6 +317,9 @@ int main(int argc, char **argv)
 			a++;
 		} else if (!strcmp(arg, "--rw-limit")) {
 			o.cfg.rw_limit = strtol(val, NULL, 0);
+			a++;
+		} else if (!strcmp(arg, "--yield-demotes")) {
+			o.cfg.yield_demotes = strtoul(val, NULL, 0);
 			a++;
 		} else if (!strcmp(arg, "--changes")) {
 			char *end = (char *)val;

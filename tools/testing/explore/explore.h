@@ -27,6 +27,13 @@ struct xp_config {
 	int		rw_limit;	/* see compat/explore.h */
 	int		trace;		/* print every step as it is taken */
 	int		quiet_checks;	/* call hooks->quiet, see there */
+	/*
+	 * PCT: a thread that yields this many times in a row (no other
+	 * thread ran) drops below all, as a thread that is not SCHED_FIFO
+	 * would let others run; 0: never (strict priorities, so a busy-wait
+	 * on a lower thread is a livelock).
+	 */
+	unsigned int	yield_demotes;
 	unsigned int	nchanges;	/* PCT: change points given, not drawn */
 	unsigned long	changes[16];
 };
@@ -64,6 +71,13 @@ void xp_name(const void *obj, size_t size, const char *name);
 struct hrtimer *xp_hrtimer_first(void);
 /* The step count of the run so far. */
 unsigned long xp_steps(void);
+/*
+ * The step at which the running thread first took a lock since its last
+ * xp_mark(), or 0: where a call's first critical section began, at the
+ * latest.
+ */
+void xp_mark(void);
+unsigned long xp_first_lock(void);
 /* Whether a run's work, irq_works and hrtimer have nothing left to do. */
 bool xp_async_idle(void);
 
@@ -108,7 +122,23 @@ struct xt {
 	unsigned int		fired;
 	void			(*hook)(struct xt *t);	/* in its callback */
 	unsigned long		last;		/* scenario's own use */
+	bool			tracked;	/* its requests are judged */
 };
+
+/*
+ * A request for a timer's time, as spin/spec.pml defines them: request r
+ * is older than s if r returned before s began, for s handed off, or
+ * before s entered its critical section, for s applied in place (a slow
+ * call's is taken at its first lock, at the latest).
+ */
+struct xreq {
+	struct xt		*t;
+	u64			time;
+	unsigned long		start, end, cs;
+	bool			handed_off;
+};
+
+#define XW_REQS		64
 
 struct xw {
 	struct timeq		*q;
@@ -125,6 +155,8 @@ struct xw {
 	unsigned long		deliveries;
 	unsigned long		removed;	/* by the scenario's calls */
 	long			allocations;	/* before setup */
+	struct xreq		req[XW_REQS];
+	unsigned int		nreq;
 	/* For the scenarios' own use. */
 	unsigned long		v[8];
 	uint64_t		rand;
@@ -139,6 +171,17 @@ u64 xw_tick(struct xw *w);
 void xw_advance_to(struct xw *w, u64 tick);
 /* timeq_fast_update() as a softirq would call it; only -ESHUTDOWN may fail. */
 int xw_fast_update(struct xw *w, struct xt *t, u64 time);
+/*
+ * The same, and timeq_timer_arm(), recorded as requests of a tracked
+ * timer: at the end, the time it is queued at must be that of a request
+ * older than no other ("no request lost, none applied out of order",
+ * P-a and P-b of spin/spec.pml). Plain queues, arms and moves only.
+ */
+int xw_fast_request(struct xw *w, struct xt *t, u64 time);
+int xw_arm_request(struct xw *w, struct xt *t, u64 time);
+/* timeq_timer_delete() as a request that leaves the timer unarmed. */
+#define XW_UNARMED	U64_MAX
+int xw_delete_request(struct xw *w, struct xt *t);
 /* Make every fast update hand off: hold bucket_lock (setup only). */
 void xw_defer_begin(struct xw *w);
 void xw_defer_end(struct xw *w);

@@ -776,6 +776,226 @@ static void g7_final(struct xw *w)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * Requests for one timer from two softirqs: X, the minimum, moved far
+ * (which hands off), and moved within the next bucket (in place, unless
+ * a request is pending); the work drains. (With a slow-side arm as well,
+ * the arm's wait for the hand-off is defect 7: d7-delete-vs-handoff.)
+ * Oracle: X ends at the time of a request older than no other (P-a and
+ * P-b of spin/spec.pml: none lost, none applied out of order).
+ */
+static void g8_far(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 600);
+}
+
+static void g8_near(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 25);
+}
+
+static void g8_setup(struct xw *w)
+{
+	xw_create(w, false, 0, H, D, M);
+	armed(w, 20, false);		/* X, the minimum, in head2 */
+	armed(w, 40, false);
+	xp_spawn("far", g8_far, w, XP_SOFTIRQ);
+	xp_spawn("near", g8_near, w, XP_SOFTIRQ);
+}
+
+static void g8_final(struct xw *w)
+{
+	xw_drain_plain(w, 2);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Three softirqs on one timer, and the work: X, the minimum, handed off
+ * twice (moved far) and moved in place. A request must carry the time of
+ * the update that won its test_and_set_bit(), even when an older
+ * request was drained and another update applied in place meanwhile.
+ * Oracle: latest wins (P-a, P-b).
+ */
+static void g9_far1(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 600);
+}
+
+static void g9_far2(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 700);
+}
+
+static void g9_setup(struct xw *w)
+{
+	xw_create(w, false, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 40, false);
+	xp_spawn("far1", g9_far1, w, XP_SOFTIRQ);
+	xp_spawn("far2", g9_far2, w, XP_SOFTIRQ);
+	xp_spawn("near", g8_near, w, XP_SOFTIRQ);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Two softirqs' requests of X against a slow-side timeq_timer_delete(X):
+ * a request that returned before the delete began must not land after it.
+ * Oracle: latest wins, a delete counting as a request for "unarmed".
+ * (Under PCT on code with defect 7 the delete's wait livelocks.)
+ */
+static void g10_delete(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_delete_request(w, timer(w, 0));
+}
+
+static void g10_setup(struct xw *w)
+{
+	xw_create(w, false, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 40, false);
+	xp_spawn("far", g8_far, w, XP_SOFTIRQ);
+	xp_spawn("far2", g9_far2, w, XP_SOFTIRQ);
+	xp_spawn("delete", g10_delete, w, 0);
+}
+
+static void g10_final(struct xw *w)
+{
+	xw_drain_plain(w, XW_ANY);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * timeq_shutdown_sync(X) against two softirqs' updates of X: when it
+ * returns, no request names X (each racing update was refused, or done
+ * and undone), so nothing of the queue's refers to it.
+ * Oracle: X on no list and in no queue when shutdown_sync returns.
+ */
+static void g11_shutdown(void *arg)
+{
+	struct xw *w = arg;
+	struct xt *x = timer(w, 0);
+	struct llist_node *node;
+
+	w->removed += timeq_shutdown_sync(w->q, &x->timer);
+	if (x->timer.node.owner)
+		xw_fail("X is queued after timeq_shutdown_sync() returned");
+	for (node = w->q->handoffs.first; node; node = node->next)
+		if (node == &x->timer.handoff)
+			xw_fail("X is on the hand-off list after timeq_shutdown_sync() returned");
+}
+
+static void g11_far(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_update(w, timer(w, 0), 600);
+}
+
+static void g11_near(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_update(w, timer(w, 0), 25);
+}
+
+static void g11_setup(struct xw *w)
+{
+	xw_create(w, false, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 40, false);
+	xp_spawn("far", g11_far, w, XP_SOFTIRQ);
+	xp_spawn("near", g11_near, w, XP_SOFTIRQ);
+	xp_spawn("shutdown", g11_shutdown, w, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * A WALK pending across a lock drop (del_less_than spends its budget on
+ * the 64 timers of the head; bucket 4, short and out of order, is
+ * walked in the next hold) while a softirq's near lane inserts into
+ * head2, as it may between two steps of far work.
+ * Oracle: the invariants (the minimum) at every quiet moment.
+ */
+static void g12_insert(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_update(w, timer(w, 74), 18);
+}
+
+static void g12_setup(struct xw *w)
+{
+	unsigned int i;
+
+	xw_create(w, false, 0, H, D, M);
+	for (i = 0; i < 64; i++)
+		armed(w, 1 + i % 15, false);
+	bulk(w, 10, 4, false);
+	xw_timer(w, false);		/* 74: inserted by the softirq */
+	xp_spawn("deleter", d3_deleter, w, 0);
+	xp_spawn("insert", g12_insert, w, XP_SOFTIRQ);
+}
+
+static void g12_final(struct xw *w)
+{
+	xw_drain_plain(w, 10 + 1);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * The slow side's bucket_lock-only paths against the near lane: a
+ * timeq_update() of N, in head2 and not the minimum, to a far time
+ * must take every lock (N is near), while a softirq moves two timers
+ * within head2.
+ * Oracle: the invariants at every quiet moment; the drain.
+ */
+static void g13_update(void *arg)
+{
+	struct xw *w = arg;
+
+	if (timeq_update(w->q, &timer(w, 1)->timer.node, 300))
+		xw_fail("timeq_update(N, 300) failed");
+	if (timeq_delete(w->q, &timer(w, 3)->timer.node))
+		xw_fail("timeq_delete(Q) failed");
+	w->removed++;
+}
+
+static void g13_soft(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_update(w, timer(w, 2), 19);
+	xw_fast_update(w, timer(w, 0), 18);
+}
+
+static void g13_setup(struct xw *w)
+{
+	xw_create(w, false, 0, H, D, M);
+	armed(w, 17, false);		/* M, the minimum, in head2 */
+	armed(w, 20, false);		/* N */
+	armed(w, 22, false);		/* P */
+	armed(w, 27, false);		/* Q */
+	armed(w, 5, false);		/* in the head */
+	xp_spawn("update", g13_update, w, 0);
+	xp_spawn("soft", g13_soft, w, XP_SOFTIRQ);
+}
+
+static void g13_final(struct xw *w)
+{
+	xw_drain_plain(w, 4);
+}
+
+/* ------------------------------------------------------------------ */
 
 const struct scenario xw_scenarios[] = {
 	{ "d1-expire-vs-delete-sync",
@@ -829,6 +1049,24 @@ const struct scenario xw_scenarios[] = {
 	{ "fast-update-vs-expiry",
 	  "a fast update as its timer expires; fires once or twice, last on time",
 	  0, g6_setup, NULL, g6_final },
+	{ "requests-one-timer",
+	  "two fast requests of one timer, handed off and in place; latest wins",
+	  0, g8_setup, NULL, g8_final },
+	{ "requests-three-softirqs",
+	  "three fast requests of one timer, two handed off; latest wins",
+	  0, g9_setup, NULL, g8_final },
+	{ "requests-vs-delete",
+	  "two fast requests vs timer_delete; none lands after the delete",
+	  0, g10_setup, NULL, g10_final },
+	{ "shutdown-vs-requests",
+	  "shutdown_sync vs fast updates; no reference left when it returns",
+	  0, g11_setup, NULL, g10_final },
+	{ "walk-vs-near-insert",
+	  "a near-lane insert during a WALK's lock drop; the minimum",
+	  0, g12_setup, NULL, g12_final },
+	{ "far-path-vs-near-lane",
+	  "a bucket_lock-only update/delete vs the near lane; invariants",
+	  0, g13_setup, NULL, g13_final },
 	{ "move-vs-expiry",
 	  "timeq_timer_move() as its timer expires; fires exactly once",
 	  0, g7_setup, NULL, g7_final },

@@ -70,6 +70,8 @@ struct xp_thread {
 	ucontext_t	uc;
 	char		*stack;
 	unsigned long	steps, yields;
+	unsigned int	yields_in_row;	/* since another thread last ran */
+	unsigned long	first_lock;	/* step of its first lock since a mark */
 	const char	*file;		/* its last scheduling point */
 	int		line;
 };
@@ -219,6 +221,8 @@ static void xp_switch(struct xp_thread *from, struct xp_thread *to,
 	void *fake = NULL;
 #endif
 
+	if (from)
+		from->yields_in_row = 0;
 	xp.cur = to;
 	xp_ctx = to ? &to->ctx : &xp_main_ctx;
 #ifdef XP_ASAN
@@ -383,6 +387,17 @@ unsigned long xp_steps(void)
 	return xp.steps;
 }
 
+void xp_mark(void)
+{
+	if (xp.cur)
+		xp.cur->first_lock = 0;
+}
+
+unsigned long xp_first_lock(void)
+{
+	return xp.cur ? xp.cur->first_lock : 0;
+}
+
 /* Block the running thread on @key until something makes it runnable. */
 static void xp_block(const void *key)
 {
@@ -424,6 +439,12 @@ void xp_yield(const char *file, int line)
 	if (!xp_ctx->live || !xp.cur)
 		return;
 	xp.cur->yields++;
+	if (xp.cfg.yield_demotes &&
+	    ++xp.cur->yields_in_row >= xp.cfg.yield_demotes) {
+		xp.cur->yields_in_row = 0;
+		xp.cur->prio = xp.low_prio--;
+		xp.dirty = true;
+	}
 	xp_point(XP_OP_YIELD, NULL, file, line);
 }
 
@@ -483,6 +504,8 @@ static void xp_take(struct xp_lock *l, int how, const char *file, int line)
 	if (!l->sleeping)
 		xp_lock_usage(l, how, file, line);
 	l->owner = c;
+	if (xp.cur && !xp.cur->first_lock)
+		xp.cur->first_lock = xp.steps;
 	if (!l->sleeping) {
 		c->spinlocks++;
 		xp.held++;
@@ -864,6 +887,7 @@ static struct xp_thread *xp_new(const char *name, enum xt_kind kind,
 	t->arg = arg;
 	t->steps = 0;
 	t->yields = 0;
+	t->yields_in_row = 0;
 	t->file = "";
 	t->line = 0;
 	/* PCT: a fresh thread takes a random place among the others. */

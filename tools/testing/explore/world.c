@@ -209,6 +209,95 @@ int xw_fast_update(struct xw *w, struct xt *t, u64 time)
 	return ret;
 }
 
+static void xw_record(struct xw *w, struct xt *t, u64 time,
+		      unsigned long start, bool handed_off)
+{
+	struct xreq *r;
+
+	if (w->nreq == XW_REQS)
+		xw_fail("more than %d requests", XW_REQS);
+	r = &w->req[w->nreq++];
+	r->t = t;
+	r->time = time;
+	r->start = start;
+	r->end = xp_steps();
+	r->cs = handed_off ? 0 : xp_first_lock();
+	r->handed_off = handed_off;
+	t->tracked = true;
+}
+
+int xw_fast_request(struct xw *w, struct xt *t, u64 time)
+{
+	unsigned long start = xp_steps();
+	int ret;
+
+	xp_mark();
+	ret = xw_fast_update(w, t, time);
+	if (ret >= 0)
+		xw_record(w, t, time, start, ret == TIMEQ_DEFERRED);
+	return ret;
+}
+
+int xw_arm_request(struct xw *w, struct xt *t, u64 time)
+{
+	unsigned long start = xp_steps();
+	int ret;
+
+	xp_mark();
+	ret = timeq_timer_arm(w->q, &t->timer, time);
+	if (ret)
+		xw_fail("timeq_timer_arm(%s, %llu): %d", t->name, time, ret);
+	xw_record(w, t, time, start, false);
+	return ret;
+}
+
+int xw_delete_request(struct xw *w, struct xt *t)
+{
+	unsigned long start = xp_steps();
+	int ret;
+
+	xp_mark();
+	ret = timeq_timer_delete(w->q, &t->timer);
+	w->removed += ret;
+	xw_record(w, t, XW_UNARMED, start, false);
+	return ret;
+}
+
+/* Is request @r older than @s? */
+static bool xw_older(const struct xreq *r, const struct xreq *s)
+{
+	return r->end < (s->handed_off ? s->start : s->cs);
+}
+
+/*
+ * A tracked timer ends at the time of a request that is older than no
+ * request of it (all took effect: none was refused).
+ */
+static void xw_check_requests(struct xw *w, struct xt *t)
+{
+	u64 time = t->timer.node.owner ? t->timer.node.time : XW_UNARMED;
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < w->nreq; i++) {
+		const struct xreq *f = &w->req[i];
+
+		if (f->t != t || f->time != time)
+			continue;
+		n++;
+		for (j = 0; j < w->nreq; j++)
+			if (j != i && w->req[j].t == t &&
+			    xw_older(f, &w->req[j]))
+				break;
+		if (j == w->nreq)
+			return;
+	}
+	xw_fail("%s ends %s %llu, but %s: a request applied out of order, or one lost",
+		t->name, time == XW_UNARMED ? "unarmed" : "at",
+		time == XW_UNARMED ? 0 : time,
+		n ? "every request for that is older than another" :
+		    "no request asked for that");
+}
+
 /*
  * Hold head_lock and bucket_lock, so that every lane's trylocks fail and
  * every fast update in between hands off (setup only).
@@ -327,6 +416,9 @@ static void xw_final(struct xw_run *r)
 	struct xw *w = &r->w;
 	unsigned int i;
 
+	for (i = 0; i < w->ntimers; i++)
+		if (w->t[i].tracked && !w->clocked)
+			xw_check_requests(w, &w->t[i]);
 	if (r->sc->final)
 		r->sc->final(w);
 	if (w->clocked && timeq_count(w->q))
