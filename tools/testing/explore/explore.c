@@ -245,7 +245,7 @@ static bool selected(const struct options *o, const struct scenario *sc)
 	return false;
 }
 
-static void usage(const char *prog)
+static void bad_args(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--scenario NAME]... [--sched pct|random] [--depth D] [--k K]\n"
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(arg, "--no-quiet-checks")) {
 			o.cfg.quiet_checks = 0;
 		} else if (!val) {
-			usage(argv[0]);
+			bad_args(argv[0]);
 		} else if (!strcmp(arg, "--scenario") && o.nonly < 64) {
 			o.only[o.nonly++] = val;
 			a++;
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(val, "random"))
 				o.cfg.sched = XP_SCHED_RANDOM;
 			else
-				usage(argv[0]);
+				bad_args(argv[0]);
 			a++;
 		} else if (!strcmp(arg, "--depth")) {
 			o.cfg.depth = strtoul(val, NULL, 0);
@@ -336,11 +336,11 @@ int main(int argc, char **argv)
 			o.find = strtoul(val, NULL, 0);
 			a++;
 		} else {
-			usage(argv[0]);
+			bad_args(argv[0]);
 		}
 	}
 	if (!o.cfg.depth || o.cfg.depth > 16)
-		usage(argv[0]);
+		bad_args(argv[0]);
 	xp_init(note_crash);
 
 	for (i = 0; i < xw_nscenarios; i++) {

@@ -78,8 +78,12 @@ unsigned long xp_steps(void);
  */
 void xp_mark(void);
 unsigned long xp_first_lock(void);
-/* Whether a run's work, irq_works and hrtimer have nothing left to do. */
-bool xp_async_idle(void);
+/*
+ * At quiescence (from a hook): run what is due of the hrtimers, the
+ * irq_works and the work items in the main context, with no scheduling
+ * point, until all are idle.
+ */
+void xp_settle(void);
 
 /* The scenario's side of a run, called with no point live. */
 struct xp_hooks {

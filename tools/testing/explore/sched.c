@@ -45,7 +45,7 @@
 
 #define XP_MAX_THREADS	32
 #define XP_MAX_DEPTH	16
-#define XP_TRACE	(1 << 14)	/* steps kept for the failure report */
+#define XP_TRACE	BIT(14)		/* steps kept for the failure report */
 #define XP_NAMES	512
 
 enum xt_kind { XK_THREAD, XK_WORKER, XK_HRTIMER, XK_IRQ };
@@ -106,6 +106,7 @@ static struct {
 	size_t			main_size;
 	struct xp_config	cfg;
 	const struct xp_hooks	*hooks;
+	unsigned int		phase;		/* quiescences so far */
 	int			held;		/* spinlocks held, by anyone */
 	bool			in_hook;	/* no point is live */
 	unsigned long		quiet_checks;
@@ -298,7 +299,7 @@ static void xp_reschedule(void)
 
 /* --- failures --- */
 
-static __attribute__((noreturn)) void xp_end(enum xp_verdict verdict)
+static __noreturn void xp_end(enum xp_verdict verdict)
 {
 	xp.failed = true;
 	xp.verdict = verdict;
@@ -321,7 +322,7 @@ void xp_fail(const char *file, int line, const char *fmt, ...)
 	xp_end(XP_FAIL);
 }
 
-static __attribute__((noreturn)) void xp_livelock(void)
+static __noreturn void xp_livelock(void)
 {
 	unsigned long counts[XP_MAX_THREADS] = { 0 }, window, i;
 	const struct xp_step *s;
@@ -837,6 +838,69 @@ static void xp_hrtimer_irq(void *arg)
 	}
 }
 
+/*
+ * At quiescence, outside the run: fire what is due, run the irq_works and
+ * the work items, in the main context with no point, until none has
+ * anything to do. For a scenario's last phase (everything expires), whose
+ * interleavings are not the point, and which would otherwise make PCT's k
+ * many times the steps of the scenario itself.
+ */
+void xp_settle(void)
+{
+	unsigned long rounds = 0;
+	struct hrtimer *timer, *due;
+	struct work_struct *work;
+	struct irq_work *iw;
+	int cpu;
+
+	for (;;) {
+		if (++rounds > xp.cfg.max_steps)
+			xp_fail(__FILE__, __LINE__,
+				"settling: the work, irq_works and hrtimers never went idle");
+		due = NULL;
+		for (timer = xp.hrtimers; timer; timer = timer->next)
+			if (timer->enqueued && (u64)timer->expires <= xp_clock_ns &&
+			    (!due || timer->expires < due->expires))
+				due = timer;
+		if (due) {
+			due->enqueued = 0;
+			due->running = 1;
+			xp_main_ctx.in_hardirq = 1;
+			if (due->function(due) == HRTIMER_RESTART)
+				due->enqueued = 1;
+			xp_main_ctx.in_hardirq = 0;
+			due->running = 0;
+			continue;
+		}
+		for (cpu = 0; cpu < COMPAT_NR_CPUS; cpu++)
+			if (xp.irq_head[cpu])
+				break;
+		if (cpu < COMPAT_NR_CPUS) {
+			iw = xp.irq_head[cpu];
+			xp.irq_head[cpu] = iw->next;
+			if (!iw->next)
+				xp.irq_tail[cpu] = NULL;
+			iw->pending = 0;
+			xp_main_ctx.in_hardirq = 1;
+			iw->func(iw);
+			xp_main_ctx.in_hardirq = 0;
+			if (!iw->pending)
+				iw->busy = 0;
+			continue;
+		}
+		work = xp.wq_head;
+		if (!work)
+			return;
+		xp.wq_head = work->next;
+		if (!xp.wq_head)
+			xp.wq_tail = NULL;
+		work->pending = 0;
+		work->running = 1;
+		work->func(work);
+		work->running = 0;
+	}
+}
+
 /* --- threads --- */
 
 static void xp_entry(void)
@@ -1074,10 +1138,10 @@ void xp_init(void (*note)(FILE *f, uint64_t seed))
 void xp_run(const struct xp_config *cfg, uint64_t seed,
 	    const struct xp_hooks *hooks, struct xp_result *res)
 {
-	volatile unsigned int phase = 0;
 	bool more;
 
 	xp.cfg = *cfg;
+	xp.phase = 0;
 	xp.hooks = hooks;
 	xp.held = 0;
 	xp.in_hook = false;
@@ -1090,7 +1154,8 @@ void xp_run(const struct xp_config *cfg, uint64_t seed,
 	xp.verdict = XP_OK;
 	xp.msg[0] = 0;
 	xp.fp = 0xcbf29ce484222325ULL;
-	xp.wq_head = xp.wq_tail = NULL;
+	xp.wq_head = NULL;
+	xp.wq_tail = NULL;
 	memset(xp.irq_head, 0, sizeof(xp.irq_head));
 	memset(xp.irq_tail, 0, sizeof(xp.irq_tail));
 	memset(xp.irqd, 0, sizeof(xp.irqd));
@@ -1118,7 +1183,7 @@ void xp_run(const struct xp_config *cfg, uint64_t seed,
 		if (xp.failed)
 			break;
 		xp_judge_stop();
-		more = hooks->quiescent(hooks->ctx, ++phase);
+		more = hooks->quiescent(hooks->ctx, ++xp.phase);
 	} while (more && !xp.failed);
 out:
 	xp.cur = NULL;

@@ -8,8 +8,9 @@
  * queue's invariants hold (__timeq_check() through check.c), and on a
  * clocked queue the hrtimer is armed no later than the minimum's tick,
  * and armed only while the queue holds a timer. After the scenario's own
- * phases, a clocked queue's clock is moved past every timer, and at the
- * end every timer that must fire has fired, the queue is empty, no
+ * phases, a clocked queue's clock is moved past every timer and what
+ * is due runs (in one schedule: the interleavings of the scenario are in
+ * its threads), and at the end every timer that must fire has fired, the queue is empty, no
  * request is left, and no freed timer was written; then the queue is
  * destroyed and no allocation may be left.
  *
@@ -404,13 +405,6 @@ void xw_drain_plain(struct xw *w, unsigned long want)
 #endif
 }
 
-static void xw_expire_all(void *arg)
-{
-	struct xw *w = arg;
-
-	xw_advance_to(w, timeq_now(w->q) + 2 * w->horizon + xw_tick(w));
-}
-
 static void xw_final(struct xw_run *r)
 {
 	struct xw *w = &r->w;
@@ -480,9 +474,12 @@ bool xw_quiescent(void *ctx, unsigned int phase)
 		r->scenario_done = true;
 	}
 	if (w->clocked && !r->expired_all) {
+		/* Everything expires, one schedule: the clock passes all. */
 		r->expired_all = true;
-		xp_spawn("expire-all", xw_expire_all, w, 0);
-		return true;
+		xw_advance_to(w, timeq_now(w->q) + 2 * w->horizon + xw_tick(w));
+		xp_settle();
+		xw_check(w, "after every timer expired");
+		xw_check_armed(w);
 	}
 	xw_final(r);
 	return false;

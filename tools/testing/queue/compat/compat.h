@@ -62,6 +62,7 @@ typedef int __s32;
 #define MODULE_IMPORT_NS(ns)
 
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
+#define __noreturn		__attribute__((noreturn))
 #define ____cacheline_aligned_in_smp	__attribute__((aligned(64)))
 #define EXPORT_SYMBOL_NS_GPL(sym, ns)
 

@@ -68,8 +68,8 @@ enum xp_op {
 };
 
 void xp_point(enum xp_op op, const void *obj, const char *file, int line);
-void xp_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), noreturn));
+__printf(3, 4) __noreturn
+void xp_fail(const char *file, int line, const char *fmt, ...);
 
 /* A racy access: a point unless the caller holds enough spinlocks. */
 static inline void xp_access(enum xp_op op, const volatile void *obj,
