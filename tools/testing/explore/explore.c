@@ -59,7 +59,7 @@
  *	explore [--scenario NAME]... [--sched pct|random] [--depth D] [--k K]
  *		[--schedules N] [--seed S] [--max-steps N] [--rw-limit N]
  *		[--yield-demotes N] [--changes S1,S2...] [--no-quiet-checks]
- *		[--replay] [--find C] [--list] [--tap]
+ *		[--replay] [--find C] [--list] [--tap] [--selftest]
  */
 #include <stdlib.h>
 #include <string.h>
@@ -251,7 +251,7 @@ static void bad_args(const char *prog)
 		"usage: %s [--scenario NAME]... [--sched pct|random] [--depth D] [--k K]\n"
 		"          [--schedules N] [--seed S] [--max-steps N] [--rw-limit N]\n"
 		"          [--yield-demotes N] [--changes S1,S2...] [--no-quiet-checks]\n"
-		"          [--replay] [--find C] [--list] [--tap]\n", prog);
+		"          [--replay] [--find C] [--list] [--tap] [--selftest]\n", prog);
 	exit(2);
 }
 
@@ -280,6 +280,9 @@ int main(int argc, char **argv)
 				printf("%-28s %s\n", xw_scenarios[i].name,
 				       xw_scenarios[i].what);
 			return 0;
+		} else if (!strcmp(arg, "--selftest")) {
+			xp_init(NULL);
+			return xp_selftest();
 		} else if (!strcmp(arg, "--replay")) {
 			o.replay = true;
 		} else if (!strcmp(arg, "--tap")) {

@@ -107,6 +107,9 @@ void xp_print_trace(FILE *f, unsigned int n);
 /* @note is printed with the seed if the run crashes (or ASan reports). */
 void xp_init(void (*note)(FILE *f, uint64_t seed));
 
+/* The explorer's self-test (selftest.c); TAP, 0 if it passed. */
+int xp_selftest(void);
+
 /* --- the world of a scenario (world.c) --- */
 
 #define XW_TIMERS	256

@@ -4,7 +4,8 @@
 # The interleaving explorer's runs; each prints TAP (explore.c says what the
 # explorer is, README what it found).
 #
-#   run.sh [check]    make check's budget, a count of schedules: every
+#   run.sh [check]    make check's budget, a count of schedules: the
+#                     explorer's self-test, then every
 #                     scenario under PCT (d = 3) for EXPLORE_SCHEDULES
 #                     schedules (default 20000), under the random scheduler
 #                     for a quarter of that, and under ASan (any touch of a
@@ -60,6 +61,15 @@ check() {
 
 	mkdir -p "$out"
 	build
+	# The detectors first: each planted toy bug found, each toy right.
+	tests=1
+	if "$out/explore" --selftest >"$out/selftest.log" 2>&1; then
+		echo "ok 1 - explorer self-test: $(grep -c '^ok' "$out/selftest.log") toy programs, each bug found, each right one clean"
+	else
+		grep '^not ok' "$out/selftest.log" | sed 's/^/# /'
+		echo "not ok 1 - explorer self-test: a detector is broken (above)"
+		failed=1
+	fi
 	for sc in $(scenarios); do
 		log=$out/check-$sc.log
 		: >"$log"

@@ -178,11 +178,56 @@ static inline bool list_empty(const struct list_head *head)
 	return head->next == head;
 }
 
+#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
+#define LIST_HEAD(name)		struct list_head name = LIST_HEAD_INIT(name)
+
+static inline void list_del(struct list_head *entry)
+{
+	__list_unlink(entry);
+	entry->next = NULL;
+	entry->prev = NULL;
+}
+
+static inline bool list_is_singular(const struct list_head *head)
+{
+	return !list_empty(head) && head->next == head->prev;
+}
+
+static inline void __list_splice(struct list_head *list,
+				 struct list_head *prev, struct list_head *next)
+{
+	list->next->prev = prev;
+	prev->next = list->next;
+	list->prev->next = next;
+	next->prev = list->prev;
+}
+
+/* Move @list's entries to the front (or back) of @head; @list is emptied. */
+static inline void list_splice_init(struct list_head *list,
+				    struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+static inline void list_splice_tail_init(struct list_head *list,
+					 struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
+}
+
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(head, type, member) \
 	list_entry((head)->next, type, member)
 #define list_last_entry(head, type, member) \
 	list_entry((head)->prev, type, member)
+#define list_first_entry_or_null(head, type, member) \
+	(list_empty(head) ? NULL : list_first_entry(head, type, member))
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_first_entry(head, __typeof__(*pos), member);	\
 	     &pos->member != (head);					\
