@@ -506,6 +506,8 @@ int main(int argc, char **argv)
 	double ns = 0;
 	char why[128];
 
+	/* Each TAP line out at once: a TSan report ends the run at once. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "--fast") && i + 1 < (unsigned int)argc)
 			s.fast_calls = strtoul(argv[++i], NULL, 0);
