@@ -34,25 +34,31 @@ static int test_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Is @list FIFO among equal times, and out of insertion order? */
+/* Is @list out of insertion order, but FIFO among equal times? */
 static bool test_needs_renumber(const struct list_head *list, size_t *n)
 {
-	const struct timeq_node *node, *later;
+	const struct timeq_node *node, *later, *prev = NULL;
 	bool out = false;
 
+	/* The common case, in one pass: in insertion order. */
 	*n = 0;
 	list_for_each_entry(node, list, entry) {
 		(*n)++;
-		later = list_entry(node->entry.next, struct timeq_node, entry);
-		if (&later->entry != list && later->seq <= node->seq)
+		if (prev && node->seq <= prev->seq)
 			out = true;
+		prev = node;
+	}
+	if (!out)
+		return false;
+	list_for_each_entry(node, list, entry) {
+		later = list_entry(node->entry.next, struct timeq_node, entry);
 		for (; &later->entry != list;
 		     later = list_entry(later->entry.next, struct timeq_node,
 					entry))
 			if (later->time == node->time && later->seq <= node->seq)
 				return false;
 	}
-	return out;
+	return true;
 }
 
 static void test_renumber(struct list_head *list, size_t n)
