@@ -47,9 +47,11 @@
  * printed.
  *
  * What fails a run: an oracle or invariant of the scenario (world.c: the
- * queue's invariants and pending work at quiescence, the hrtimer against
- * the minimum, timers lost, early, out of order, or touched after their
- * owner freed them), a check of compat/explore.h (lockdep_assert_held(),
+ * queue's invariants at every moment no lock is held and no work is
+ * pending, no work pending at quiescence, the hrtimer against the
+ * minimum, timers lost, early, out of order, or touched after their
+ * owner freed them, requests applied out of order or lost, insertions
+ * not removed once), a check of compat/explore.h (lockdep_assert_held(),
  * unlocking what one does not hold, sleeping in atomic context, a lock
  * both taken in softirq context and with softirqs enabled), a deadlock
  * (nothing can run but something has not ended: a lost wake-up), a

@@ -3,16 +3,21 @@
  * The world a scenario runs in: one queue, plain or clocked, the
  * scenario's timers and nodes, and the oracles every run is judged by.
  *
- * At every quiescence (no thread can run, none has ended badly): no work
- * is pending (pending work never outlives the call that made it), the
- * queue's invariants hold (__timeq_check() through check.c), and on a
- * clocked queue the hrtimer is armed no later than the minimum's tick,
- * and armed only while the queue holds a timer. After the scenario's own
- * phases, a clocked queue's clock is moved past every timer and what
- * is due runs (in one schedule: the interleavings of the scenario are in
- * its threads), and at the end every timer that must fire has fired, the queue is empty, no
- * request is left, and no freed timer was written; then the queue is
- * destroyed and no allocation may be left.
+ * At every quiet moment (the last spinlock held by anyone released) with
+ * no work pending, the queue's invariants hold (__timeq_check() through
+ * check.c). At every quiescence (no thread can run, none has ended
+ * badly): no work is pending at all (pending work never outlives the
+ * call that made it), the invariants hold, and on a clocked queue the
+ * hrtimer is armed no later than the minimum's tick, and armed only
+ * while the queue holds a timer. After the scenario's own phases, a
+ * clocked queue's clock is moved past every timer and what is due runs
+ * (in one schedule: the interleavings of the scenario are in its
+ * threads), and at the end every timer that must fire has fired, the
+ * queue is empty, no request is left, no freed timer was written, and
+ * each tracked timer is where a request older than no other put it
+ * (xw_check_requests()); a plain queue is drained in order, and every
+ * insertion must have been removed once. Then the queue is destroyed and
+ * no allocation may be left.
  *
  * In every callback: the timer was not freed by its owner (xw_free()
  * poisons it: the callback pointer becomes xw_fire_freed(), the rest a
