@@ -387,7 +387,7 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 	struct timeq_timer *timer;
 	unsigned int done;
 	bool more, again;
-	u64 tick, late;
+	u64 tick, time, late;
 
 	mutex_lock(&clock->expiry);
 	tick = min(tq_clock_tick(clock), *until);
@@ -416,12 +416,14 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 		}
 		/* Published before the locks are dropped: see the top. */
 		WRITE_ONCE(clock->running, timer);
+		/* Once they are, a fast update may arm the timer again. */
+		time = timer->node.time;
 		tq_finish(q);
 		tq_unlock(q);
 		if (done)
 			wake_up_all(&clock->wait);
-		late = tq_clock_late(q, &timer->node);
-		trace_timeq_expire_entry(q, &timer->node, late);
+		late = tq_clock_late(q, time);
+		trace_timeq_expire_entry(q, &timer->node, time, late);
 		if (timer->fn)
 			timer->fn(timer);
 		trace_timeq_expire_exit(q, &timer->node);
@@ -485,12 +487,12 @@ unsigned long timeq_expire(struct timeq *q)
 EXPORT_SYMBOL_NS_GPL(timeq_expire, TIMEQ_NS);
 
 /*
- * How late @node's callback starts, in nanoseconds, counted in the
- * lateness histogram: a node of tick t is due at t * granularity.
+ * How late a callback for tick @time starts, in nanoseconds, counted in
+ * the lateness histogram: a timer of tick t is due at t * granularity.
  */
-u64 tq_clock_late(struct timeq *q, const struct timeq_node *node)
+u64 tq_clock_late(struct timeq *q, u64 time)
 {
-	u64 due = node->time * q->clock->granularity;
+	u64 due = time * q->clock->granularity;
 	u64 now = ktime_get_ns();
 	u64 late = now > due ? now - due : 0;
 

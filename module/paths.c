@@ -942,6 +942,7 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 {
 	unsigned long removed = 0, n;
 	struct timeq_node *node;
+	u64 at = 0;
 	bool more;
 
 	if (WARN_ON_ONCE(q->clock))
@@ -952,11 +953,13 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 			n = __timeq_del_less_than(q, time, 1, tq_take, &node);
 		else
 			n = __timeq_del_less_than(q, time, TQ_BATCH, NULL, NULL);
+		if (n && fn)
+			at = node->time;
 		more = n || q->now < time;
 		tq_slow_end(q);
 		removed += n;
 		if (n && fn) {
-			trace_timeq_expire_entry(q, node, 0);
+			trace_timeq_expire_entry(q, node, at, 0);
 			fn(node, arg);
 			trace_timeq_expire_exit(q, node);
 		}

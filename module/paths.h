@@ -52,7 +52,7 @@ int tq_clock_check(struct timeq *q, char *buf, size_t len)
 void tq_clock_expire(struct timeq *q);
 void tq_clock_kick(struct timeq *q);
 u64 tq_clock_fast_tick(const struct timeq *q);
-u64 tq_clock_late(struct timeq *q, const struct timeq_node *node);
+u64 tq_clock_late(struct timeq *q, u64 time);
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);

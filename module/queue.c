@@ -556,6 +556,15 @@ static void tq_settle(struct timeq *q)
 	tq_set_min(q, tq_next_min(q));
 }
 
+/* Swap two roles; the fast path reads them without the locks (queue.h). */
+static void tq_swap_roles(struct timeq_head **a, struct timeq_head **b)
+{
+	struct timeq_head *t = *a;
+
+	WRITE_ONCE(*a, *b);
+	WRITE_ONCE(*b, t);
+}
+
 /*
  * Set the clock to @time, moving the roles with it. Every queued node must
  * be at or after @time and no work pending, so when the bucket changes the
@@ -574,13 +583,13 @@ static void tq_advance(struct timeq *q, u64 time)
 		return;
 	cur = tq_cur(q);
 	if (rel == 1)
-		swap(q->head, q->head2);
+		tq_swap_roles(&q->head, &q->head2);
 	else if (q->focus->count && q->focus_bucket == cur)
-		swap(q->head, q->focus);
+		tq_swap_roles(&q->head, &q->focus);
 	else if (q->bucket_count[tq_slot(q, cur)])
 		q->pend = TQ_PEND_PULL_HEAD;
 	if (q->focus->count && q->focus_bucket == cur + 1)
-		swap(q->head2, q->focus);
+		tq_swap_roles(&q->head2, &q->focus);
 }
 
 /* One step of PULL_NEXT or PULL_HEAD; done when the bucket list is empty. */

@@ -163,8 +163,9 @@ TRACE_EVENT(timeq_handoff_drained,
  * a plain one, whose ticks are not tied to a clock.
  */
 TRACE_EVENT(timeq_expire_entry,
-	    TP_PROTO(struct timeq *q, struct timeq_node *node, u64 lateness),
-	    TP_ARGS(q, node, lateness),
+	    TP_PROTO(struct timeq *q, struct timeq_node *node, u64 time,
+		     u64 lateness),
+	    TP_ARGS(q, node, time, lateness),
 	    TP_STRUCT__entry(__field(u64, queue)
 			     __field(u64, node)
 			     __field(u64, time)
@@ -172,7 +173,7 @@ TRACE_EVENT(timeq_expire_entry,
 			     __field(u64, lateness)),
 	    TP_fast_assign(__entry->queue = q->id;
 			   __entry->node = tq_trace_node(node);
-			   __entry->time = node->time;
+			   __entry->time = time;
 			   __entry->now = READ_ONCE(q->now);
 			   __entry->lateness = lateness;),
 	    TP_printk("queue=%llu node=%016llx time=%llu now=%llu lateness=%llu",

@@ -20,6 +20,10 @@
 #   spin          the spin model of module/paths.c's protocol: each scope
 #                 searched exhaustively, each planted bug caught
 #                 (tools/testing/spin)
+#   explore-*     the interleaving explorer over the real queue.c, paths.c
+#                 and clock.c (tools/testing/explore): every scenario
+#                 under a fixed budget of PCT, random and ASan schedules,
+#                 then every planted bug caught
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
 #   install       dkms build from a copy of the tree against those headers,
@@ -116,6 +120,12 @@ queue() {
 	suite spin tools/testing/spin/run.sh
 }
 
+explore() {
+	step explore-build make -C tools/testing/explore -j"$(nproc)" || return
+	suite explore tools/testing/explore/run.sh check
+	suite explore-plant tools/testing/explore/run.sh plant
+}
+
 vm() {
 	local vm=tools/testing/vm kdir debug=$top/build/module-debug series mods
 	local st=$top/build/selftests flows=$top/build/flowtrack
@@ -195,6 +205,7 @@ cd "$top" || exit 1
 if step deps tools/testing/deps.sh; then
 	gates
 	queue
+	explore
 	suite module-builds tools/testing/module-builds.sh
 	suite install tools/testing/install.sh
 	suite docs tools/testing/docs.sh

@@ -9,6 +9,8 @@
 #   run.sh m32        the same run, shorter, built for i386 (32-bit words)
 #   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
 #   run.sh tsan       module/paths.c: fast and slow threads on one queue,
+#                     then module/clock.c: a clocked queue with callbacks,
+#                     an expiry thread and buckets longer than a lock hold,
 #                     under ThreadSanitizer (any report fails the run)
 #   run.sh bounded    adversarial sequences against the bound on node visits
 #                     per lock hold of the slow side (bounded.c)
@@ -32,7 +34,7 @@ m32)
 	;;
 tsan)
 	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
-	exec "$out/stress_paths_tsan" --fast 500000 --threads 2
+	exec "$out/stress_paths_tsan" --fast 500000 --threads 2 --clocked 100000
 	;;
 bounded)
 	exec "$out/bounded"

@@ -18,14 +18,30 @@
  * path's trylocks; --slow-every N paces it to one step per N fast calls,
  * nearer what a workqueue does.
  *
+ * Then the same for the timer facility (module/clock.c), on a queue from
+ * timeq_create_monotonic() whose clock is compat's virtual one: fast
+ * threads arm and move timers, a slow thread arms, moves, deletes, calls
+ * timeq_expire() and timeq_delete_sync() on timers it owns (and "frees"
+ * them: a callback that runs afterwards is counted as a use after free),
+ * and an expiry thread moves the clock, fires the hrtimer, and runs the
+ * irq_work and the work, so callbacks run beside everything else. A
+ * quarter of the times fall in one far bucket, so buckets grow past
+ * TIMEQ_HOLD nodes and the slow side drops its locks inside operations.
+ * At quiescence the hrtimer must be armed no later than the minimum (and
+ * only while the queue holds a timer); at the end every insertion is
+ * accounted for once, as a callback or a delete; and the queue's clock
+ * never passed CLOCK_MONOTONIC, so no timer expired early.
+ *
  *	stress_paths [--fast N] [--threads N] [--timers N] [--slow-every N]
- *		     [--seed S]
+ *		     [--clocked N] [--seed S]
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include <linux/timeq.h>
+
+#include "check.h"
 
 #define HORIZON		(1u << 16)	/* delta 256, M 256 */
 
@@ -150,7 +166,7 @@ static void slow_step(struct stress *s, uint64_t *rand)
 				    count_removed, s);
 		break;
 	default:
-		if (timeq_check(s->q, why, sizeof(why))) {
+		if (test_check(s->q, why, sizeof(why))) {
 			printf("# mid-stress: %s\n", why);
 			s->failed = 1;
 		}
@@ -160,17 +176,344 @@ static void slow_step(struct stress *s, uint64_t *rand)
 	s->slow_ops++;
 }
 
+/* --- the timer facility: a clocked queue, callbacks, an expiry thread --- */
+
+#define C_GRAN		10			/* ns per tick */
+#define C_HORIZON	(1u << 12)		/* delta 16, M 256 */
+#define C_DELTA		16u
+#define C_FAST_TIMERS	512u			/* fast threads' and the slow's */
+#define C_OWNED		64u			/* the slow thread's alone */
+#define C_CALLS_PER_TICK 8			/* fast calls per clock tick */
+#define C_PACE		32			/* fast calls per slow op */
+
+struct cstress;
+
+struct ctimer {
+	struct timeq_timer	timer;
+	struct cstress		*s;
+	unsigned int		index;
+	int			freed;	/* delete_sync returned, not re-armed */
+};
+
+struct cstress {
+	struct timeq		*q;
+	struct ctimer		*timers;
+	unsigned long		fast_calls;
+	unsigned long		progress;	/* fast calls, all threads */
+	int			fast_done;	/* fast threads finished */
+	int			stop;		/* the expiry thread may stop */
+	int			draining;	/* callbacks re-arm nothing */
+	/* Counted by the callbacks, and by the slow thread's removals. */
+	unsigned long		fired, early, after_free, rearmed;
+	unsigned long		deleted;
+	unsigned long		slow_ops, syncs, expires, checks, fires;
+	int			failed;
+};
+
+struct cfast {
+	struct cstress	*s;
+	pthread_t	thread;
+	uint64_t	rand;
+	unsigned long	applied, deferred, refused;
+};
+
+/*
+ * A time from the clock: mostly the current and next bucket, a quarter in
+ * one far bucket (eight buckets ahead, the same for 16 ticks of the
+ * clock, so it grows past TIMEQ_HOLD nodes, in no order), some anywhere.
+ */
+static u64 c_pick_time(struct timeq *q, uint64_t r)
+{
+	u64 tick = timeq_clock_ticks(q);
+
+	switch (r % 4) {
+	case 0:
+		return (tick / C_DELTA + 8) * C_DELTA + (r >> 2) % C_DELTA;
+	case 1:
+		return tick + (r >> 2) % (C_HORIZON / 2);
+	default:
+		return tick + (r >> 2) % (2 * C_DELTA);
+	}
+}
+
+/*
+ * Never early: removing a timer moves the queue's clock to its time, so a
+ * timer removed before it was due would take timeq_now() past
+ * CLOCK_MONOTONIC. The callback's own node time is no witness here: a
+ * fast update may arm the timer again between its removal and its
+ * callback (the explorer, whose scenarios know their requests, checks it).
+ */
+static void c_check_clock(struct cstress *s)
+{
+	u64 now = timeq_now(s->q);
+
+	if (now > timeq_clock_ticks(s->q))
+		__atomic_add_fetch(&s->early, 1, __ATOMIC_RELAXED);
+}
+
+static void c_fire(struct timeq_timer *timer)
+{
+	struct ctimer *c = container_of(timer, struct ctimer, timer);
+	struct cstress *s = c->s;
+	unsigned long n;
+
+	if (__atomic_load_n(&c->freed, __ATOMIC_ACQUIRE))
+		__atomic_add_fetch(&s->after_free, 1, __ATOMIC_RELAXED);
+	c_check_clock(s);
+	n = __atomic_add_fetch(&s->fired, 1, __ATOMIC_RELAXED);
+	/* One in eight shared timers re-arms itself, as a periodic one would. */
+	if (c->index < C_FAST_TIMERS && n % 8 == 0 &&
+	    !__atomic_load_n(&s->draining, __ATOMIC_RELAXED) &&
+	    !timeq_timer_arm(s->q, timer, c_pick_time(s->q, n * 0x9e3779b9)))
+		__atomic_add_fetch(&s->rearmed, 1, __ATOMIC_RELAXED);
+}
+
+static void *c_fast_thread(void *arg)
+{
+	struct cfast *f = arg;
+	struct cstress *s = f->s;
+	unsigned long i;
+	uint64_t r;
+	int ret;
+	u64 t;
+
+	compat_in_softirq = 1;
+	for (i = 0; i < s->fast_calls; i++) {
+		/*
+		 * Keep to C_PACE calls per slow operation, so the slow side's
+		 * calls and their lock drops meet the fast path throughout.
+		 */
+		while (i > (__atomic_load_n(&s->slow_ops, __ATOMIC_RELAXED) + 1) *
+			   C_PACE)
+			sched_yield();
+		r = next_rand(&f->rand);
+		ret = timeq_fast_update(s->q,
+					&s->timers[r % C_FAST_TIMERS].timer,
+					c_pick_time(s->q, r / C_FAST_TIMERS));
+		if (ret == TIMEQ_APPLIED)
+			f->applied++;
+		else if (ret == TIMEQ_DEFERRED)
+			f->deferred++;
+		else
+			f->refused++;
+		timeq_fast_min(s->q, &t);
+		__atomic_add_fetch(&s->progress, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Fire what is due, run the kick and the work: true if anything ran. */
+static bool c_expiry_step(struct cstress *s)
+{
+	unsigned int ran;
+
+	ran = compat_hrtimer_run(ktime_get_ns());
+	s->fires += ran;
+	ran += compat_run_irq_work(&s->q->kick);
+	ran += compat_run_work(&s->q->work);
+	return ran;
+}
+
+/* The clock follows the fast threads' progress; the hardware fires. */
+static void *c_expiry_thread(void *arg)
+{
+	struct cstress *s = arg;
+	u64 tick;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		tick = __atomic_load_n(&s->progress, __ATOMIC_RELAXED) /
+		       C_CALLS_PER_TICK;
+		if (tick * C_GRAN > ktime_get_ns())
+			compat_clock_set(tick * C_GRAN);
+		if (!c_expiry_step(s))
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void c_slow_step(struct cstress *s, uint64_t *rand)
+{
+	uint64_t r = next_rand(rand);
+	struct ctimer *c = &s->timers[r % (C_FAST_TIMERS + C_OWNED)];
+	char why[128];
+	u64 time;
+
+	r /= C_FAST_TIMERS + C_OWNED;
+	if (c->index >= C_FAST_TIMERS &&
+	    __atomic_load_n(&c->freed, __ATOMIC_RELAXED)) {
+		/* The owner "allocates" it again. */
+		timeq_timer_init(&c->timer, c_fire);
+		__atomic_store_n(&c->freed, 0, __ATOMIC_RELEASE);
+	}
+	switch (r % 16) {
+	case 0 ... 5:
+		timeq_timer_arm(s->q, &c->timer, c_pick_time(s->q, r / 16));
+		break;
+	case 6 ... 7:
+		timeq_timer_move(s->q, &c->timer, c_pick_time(s->q, r / 16));
+		break;
+	case 8 ... 9:
+		s->deleted += timeq_timer_delete(s->q, &c->timer);
+		break;
+	case 10 ... 11:
+		/* No fast update reaches an owned timer: it may be freed. */
+		if (c->index < C_FAST_TIMERS)
+			break;
+		s->deleted += timeq_delete_sync(s->q, &c->timer);
+		__atomic_store_n(&c->freed, 1, __ATOMIC_RELEASE);
+		s->syncs++;
+		break;
+	case 12:
+		timeq_expire(s->q);
+		s->expires++;
+		break;
+	case 13:
+		/*
+		 * Only the expiry removes timers: timeq_delete_min() would move
+		 * the queue's clock to the removed timer's time, which may lie
+		 * ahead of CLOCK_MONOTONIC, and "never early" could not be
+		 * told from the clock. A fast min, with bottom halves off.
+		 */
+		compat_in_softirq = 1;
+		timeq_fast_min(s->q, &time);
+		compat_in_softirq = 0;
+		break;
+	default:
+		if (test_check(s->q, why, sizeof(why))) {
+			printf("# clocked, mid-stress: %s\n", why);
+			s->failed = 1;
+		}
+		s->checks++;
+		break;
+	}
+	c_check_clock(s);
+	__atomic_store_n(&s->slow_ops, s->slow_ops + 1, __ATOMIC_RELAXED);
+}
+
+/* Run the kick, the work and the hrtimer until none has anything to do. */
+static void c_quiesce(struct cstress *s)
+{
+	while (c_expiry_step(s))
+		;
+}
+
+static void clocked_stress(uint64_t seed, unsigned int nfast,
+			   unsigned long calls, unsigned int *tests,
+			   unsigned int *failed)
+{
+	unsigned long applied = 0, deferred = 0, refused = 0, pending = 0;
+	struct cstress s = { .fast_calls = calls };
+	struct timeq_node *min;
+	pthread_t expiry;
+	struct cfast *fast;
+	uint64_t rand = seed;
+	long long armed;
+	char why[128];
+	unsigned int i;
+	bool ok;
+
+	compat_clock_set(1000 * C_GRAN);
+	s.q = timeq_create_monotonic(C_GRAN, C_HORIZON, C_DELTA, 0, GFP_KERNEL);
+	s.timers = calloc(C_FAST_TIMERS + C_OWNED, sizeof(*s.timers));
+	fast = calloc(nfast, sizeof(*fast));
+	if (IS_ERR(s.q) || !s.timers || !fast)
+		exit(1);
+	for (i = 0; i < C_FAST_TIMERS + C_OWNED; i++) {
+		timeq_timer_init(&s.timers[i].timer, c_fire);
+		s.timers[i].s = &s;
+		s.timers[i].index = i;
+	}
+	for (i = 0; i < nfast; i++) {
+		fast[i].s = &s;
+		fast[i].rand = seed * 7919 + i;
+		if (pthread_create(&fast[i].thread, NULL, c_fast_thread, &fast[i]))
+			exit(1);
+	}
+	if (pthread_create(&expiry, NULL, c_expiry_thread, &s))
+		exit(1);
+	while (__atomic_load_n(&s.progress, __ATOMIC_RELAXED) < calls * nfast)
+		c_slow_step(&s, &rand);
+	for (i = 0; i < nfast; i++) {
+		pthread_join(fast[i].thread, NULL);
+		applied += fast[i].applied;
+		deferred += fast[i].deferred;
+		refused += fast[i].refused;
+	}
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(expiry, NULL);
+
+	printf("ok %u - clocked: %lu fast updates from %u threads beside %lu slow operations and %lu callbacks\n",
+	       ++*tests, applied + deferred + refused, nfast, s.slow_ops,
+	       s.fired);
+	printf("# clocked: %lu applied, %lu deferred, %lu refused; %lu delete_syncs, %lu timeq_expire calls, %lu hrtimer firings, %lu re-armed by their callback\n",
+	       applied, deferred, refused, s.syncs, s.expires, s.fires,
+	       s.rearmed);
+	ok = !s.failed && !refused;
+	printf("%sok %u - clocked: the invariants held in %lu mid-stress checks and nothing was refused\n",
+	       ok ? "" : "not ", ++*tests, s.checks);
+	*failed += !ok;
+
+	/* Quiescent: the hrtimer is armed no later than the minimum. */
+	c_quiesce(&s);
+	min = timeq_min(s.q);
+	armed = compat_hrtimer_earliest();
+	ok = min ? armed >= 0 && (u64)armed <= timeq_node_time(min) * C_GRAN :
+		   armed < 0;
+	printf("%sok %u - clocked: at quiescence the hrtimer is armed (%lld ns) %s\n",
+	       ok ? "" : "not ", ++*tests, armed,
+	       min ? "no later than the minimum" : "only while a timer is queued");
+	if (!ok && min)
+		printf("# the minimum is due at %llu ns\n",
+		       timeq_node_time(min) * C_GRAN);
+	*failed += !ok;
+
+	/*
+	 * Everything expires: the clock moves past the horizon, twice (the
+	 * second for what the first's callbacks re-armed before they stop).
+	 */
+	for (i = 0; i < 2; i++) {
+		__atomic_store_n(&s.draining, i, __ATOMIC_RELAXED);
+		compat_clock_set(ktime_get_ns() + 2ULL * C_HORIZON * C_GRAN);
+		c_quiesce(&s);
+	}
+	for (i = 0; i < C_FAST_TIMERS + C_OWNED; i++)
+		pending += test_bit(TIMEQ_TIMER_PENDING, &s.timers[i].timer.flags);
+	ok = !pending && !s.q->handoffs.first && !timeq_count(s.q) &&
+	     !test_check(s.q, why, sizeof(why));
+	printf("%sok %u - clocked: every timer expired, no request left (%lu pending, count %lu)\n",
+	       ok ? "" : "not ", ++*tests, pending, timeq_count(s.q));
+	*failed += !ok;
+	ok = !s.early && !s.after_free;
+	printf("%sok %u - clocked: the queue's clock never passed CLOCK_MONOTONIC, so no timer expired early (%lu times it had), no callback after its timer's delete_sync returned (%lu were)\n",
+	       ok ? "" : "not ", ++*tests, s.early, s.after_free);
+	*failed += !ok;
+#ifdef TIMEQ_DEBUG_FIFO
+	ok = (unsigned long)atomic64_read(&s.q->inserted) ==
+	     s.fired + s.deleted;
+	printf("%sok %u - clocked: %lld insertions; %lu callbacks, %lu deletes\n",
+	       ok ? "" : "not ", ++*tests, atomic64_read(&s.q->inserted),
+	       s.fired, s.deleted);
+	*failed += !ok;
+#endif
+	timeq_destroy(s.q);
+	free(s.timers);
+	free(fast);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long applied = 0, deferred = 0, refused = 0, calls;
 	unsigned long min_found = 0, min_empty = 0, min_busy = 0, pending = 0;
 	struct stress s = { .ntimers = 1024, .fast_calls = 500000 };
 	unsigned int i, nfast = 2, tests = 0, failed = 0;
+	unsigned long clocked = 100000;
 	uint64_t seed = 1, rand;
 	struct fast *fast;
 	double ns = 0;
 	char why[128];
 
+	/* Each TAP line out at once: a TSan report ends the run at once. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "--fast") && i + 1 < (unsigned int)argc)
 			s.fast_calls = strtoul(argv[++i], NULL, 0);
@@ -180,10 +523,12 @@ int main(int argc, char **argv)
 			s.ntimers = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--slow-every") && i + 1 < (unsigned int)argc)
 			s.slow_every = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--clocked") && i + 1 < (unsigned int)argc)
+			clocked = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < (unsigned int)argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else {
-			fprintf(stderr, "usage: %s [--fast N] [--threads N] [--timers N] [--slow-every N] [--seed S]\n",
+			fprintf(stderr, "usage: %s [--fast N] [--threads N] [--timers N] [--slow-every N] [--clocked N] [--seed S]\n",
 				argv[0]);
 			return 2;
 		}
@@ -260,7 +605,7 @@ int main(int argc, char **argv)
 		s.removed += timeq_delete_sync(s.q, &s.timers[i]);
 	}
 	if (pending || s.q->handoffs.first || timeq_count(s.q) ||
-	    timeq_check(s.q, why, sizeof(why))) {
+	    test_check(s.q, why, sizeof(why))) {
 		printf("not ok %u - no request left: %lu pending, count %lu\n",
 		       ++tests, pending, timeq_count(s.q));
 		failed++;
@@ -281,6 +626,8 @@ int main(int argc, char **argv)
 	timeq_destroy(s.q);
 	free(s.timers);
 	free(fast);
+	if (clocked)
+		clocked_stress(seed, nfast, clocked, &tests, &failed);
 	if (compat_allocations) {
 		printf("not ok %u - %ld allocations left\n", ++tests,
 		       compat_allocations);

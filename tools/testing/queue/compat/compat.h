@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Just enough of the kernel for module/queue.c to build unchanged in
- * userspace, the way tools/testing/radix-tree builds lib/radix-tree.c.
- * Every <linux/...> header the queue includes is a one-line file beside
- * this one that includes it.
+ * Just enough of the kernel for module/queue.c, paths.c and clock.c to
+ * build unchanged in userspace, the way tools/testing/radix-tree builds
+ * lib/radix-tree.c. Every <linux/...> header they include is a one-line
+ * file beside this one that includes it.
  *
  * Allocations go through compat.c, which counts them (a test fails if any
  * is left at the end) and can be told to fail the next one.
  *
- * For module/paths.c, the concurrency layer: spinlocks are pthread
- * spinlocks that know their owner (so lockdep_assert_held() is a real
- * check), and READ_ONCE(), WRITE_ONCE(), the atomic bit operations and the
- * llist are GCC __atomic builtins, which ThreadSanitizer understands. A
- * work item is a flag; the test that owns the "workqueue" runs it with
- * compat_run_work().
+ * The synchronisation primitives come in two builds:
+ *
+ *  - Threads (the default): spinlocks are pthread spinlocks that know their
+ *    owner (so lockdep_assert_held() is a real check), mutexes and wait
+ *    queues are pthread mutexes and condition variables, and READ_ONCE(),
+ *    WRITE_ONCE(), the atomic bit operations and the llist are GCC __atomic
+ *    builtins, which ThreadSanitizer understands. A work item, an irq_work
+ *    and an hrtimer are flags that the test owning the "workqueue", the
+ *    "interrupt" and the "timer hardware" runs: compat_run_work(),
+ *    compat_run_irq_work(), compat_hrtimer_run(). ktime_get_ns() reads a
+ *    virtual clock the test sets (compat_clock_set()).
+ *  - COMPAT_EXPLORE (explore.h, tools/testing/explore): the same calls are
+ *    scheduling points of the interleaving explorer, which runs every
+ *    thread, the worker, the interrupts and the hrtimer as coroutines of
+ *    one OS thread under a seeded scheduler.
  */
 #ifndef TIMEQ_COMPAT_H
 #define TIMEQ_COMPAT_H
@@ -55,6 +64,7 @@ typedef int __s32;
 #define MODULE_IMPORT_NS(ns)
 
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
+#define __noreturn		__attribute__((noreturn))
 #define ____cacheline_aligned_in_smp	__attribute__((aligned(64)))
 #define EXPORT_SYMBOL_NS_GPL(sym, ns)
 
@@ -170,11 +180,56 @@ static inline bool list_empty(const struct list_head *head)
 	return head->next == head;
 }
 
+#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
+#define LIST_HEAD(name)		struct list_head name = LIST_HEAD_INIT(name)
+
+static inline void list_del(struct list_head *entry)
+{
+	__list_unlink(entry);
+	entry->next = NULL;
+	entry->prev = NULL;
+}
+
+static inline bool list_is_singular(const struct list_head *head)
+{
+	return !list_empty(head) && head->next == head->prev;
+}
+
+static inline void __list_splice(struct list_head *list,
+				 struct list_head *prev, struct list_head *next)
+{
+	list->next->prev = prev;
+	prev->next = list->next;
+	list->prev->next = next;
+	next->prev = list->prev;
+}
+
+/* Move @list's entries to the front (or back) of @head; @list is emptied. */
+static inline void list_splice_init(struct list_head *list,
+				    struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+static inline void list_splice_tail_init(struct list_head *list,
+					 struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
+}
+
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(head, type, member) \
 	list_entry((head)->next, type, member)
 #define list_last_entry(head, type, member) \
 	list_entry((head)->prev, type, member)
+#define list_first_entry_or_null(head, type, member) \
+	(list_empty(head) ? NULL : list_first_entry(head, type, member))
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_first_entry(head, __typeof__(*pos), member);	\
 	     &pos->member != (head);					\
@@ -204,8 +259,6 @@ int compat_this_cpu(void);
 #define this_cpu_inc(pcp)	this_cpu_add(pcp, 1)
 
 /* <linux/compiler.h>, <linux/minmax.h> */
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 /* Each argument evaluated once, as the kernel's: min(clock(), x) reads once. */
 #define min(a, b) ({ __typeof__(a) __a = (a); __typeof__(b) __b = (b);	\
 		     __a < __b ? __a : __b; })
@@ -218,6 +271,135 @@ int compat_this_cpu(void);
 #define __releases(x)
 #define __must_hold(x)
 
+/* <linux/atomic.h>: the counters of TIMEQ_DEBUG_FIFO builds and others */
+typedef struct {
+	long long	counter;
+} atomic64_t;
+
+typedef struct {
+	int		counter;
+} atomic_t;
+
+/* <asm/bitops.h>, <linux/bitmap.h>: where a bit lives */
+#define COMPAT_WORD(nr, addr)	((addr) + (nr) / BITS_PER_LONG)
+#define COMPAT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
+#define BITS_TO_LONGS(n)	DIV_ROUND_UP(n, BITS_PER_LONG)
+
+/* The non-atomic bit operations of one owner. */
+static inline void __set_bit(long nr, unsigned long *addr)
+{
+	*COMPAT_WORD(nr, addr) |= COMPAT_MASK(nr);
+}
+
+static inline void __clear_bit(long nr, unsigned long *addr)
+{
+	*COMPAT_WORD(nr, addr) &= ~COMPAT_MASK(nr);
+}
+
+static inline void bitmap_fill(unsigned long *map, unsigned long nbits)
+{
+	memset(map, 0xff, BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+}
+
+/* <linux/llist.h>: a lock-free singly linked stack */
+struct llist_node {
+	struct llist_node *next;
+};
+
+struct llist_head {
+	struct llist_node *first;
+};
+
+static inline void init_llist_head(struct llist_head *list)
+{
+	list->first = NULL;
+}
+
+static inline struct llist_node *llist_reverse_order(struct llist_node *node)
+{
+	struct llist_node *reversed = NULL, *next;
+
+	while (node) {
+		next = node->next;
+		node->next = reversed;
+		reversed = node;
+		node = next;
+	}
+	return reversed;
+}
+
+#define llist_entry(ptr, type, member)	container_of(ptr, type, member)
+#define compat_llist_entry(node, type, member) ({			\
+	struct llist_node *__node = (node);				\
+	__node ? llist_entry(__node, type, member) : NULL;		\
+})
+#define llist_for_each_entry_safe(pos, n, node, member)			\
+	for (pos = compat_llist_entry(node, __typeof__(*pos), member);	\
+	     pos && (n = compat_llist_entry(pos->member.next,		\
+					    __typeof__(*pos), member), 1); \
+	     pos = n)
+
+/* <linux/workqueue.h>: the module's workqueue is a name only. */
+struct workqueue_struct;
+extern struct workqueue_struct *timeq_wq;
+
+/*
+ * <linux/ktime.h>, <linux/timekeeping.h>, <linux/hrtimer.h>: time is a
+ * virtual clock in nanoseconds that the test moves (compat_clock_set() or
+ * the explorer's clock steps); CLOCK_MONOTONIC comes from <time.h>.
+ */
+typedef long long ktime_t;
+
+static inline ktime_t ns_to_ktime(u64 ns)
+{
+	return (ktime_t)ns;
+}
+
+enum hrtimer_restart {
+	HRTIMER_NORESTART,
+	HRTIMER_RESTART,
+};
+
+enum hrtimer_mode {
+	HRTIMER_MODE_ABS	= 0x00,
+	HRTIMER_MODE_REL	= 0x01,
+	HRTIMER_MODE_PINNED	= 0x02,
+	HRTIMER_MODE_SOFT	= 0x04,
+	HRTIMER_MODE_HARD	= 0x08,
+};
+
+/* <linux/math64.h>, <linux/overflow.h> */
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+
+/* <linux/moduleparam.h>: a parameter is its variable, nothing more. */
+#define module_param(name, type, perm) \
+	extern int compat_module_param_##name
+#define MODULE_PARM_DESC(name, desc) \
+	extern int compat_module_parm_desc_##name
+
+#ifdef COMPAT_EXPLORE
+#include "explore.h"
+#else
+/*
+ * <linux/compiler.h>, <asm/barrier.h>: relaxed atomics, which
+ * ThreadSanitizer sees as atomic, and fences.
+ */
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb__before_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_mb__after_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+
 /*
  * <linux/preempt.h>, <linux/kernel.h>, <linux/sched.h>: a thread is never
  * preempted here. A thread that stands in for softirq context sets
@@ -227,15 +409,12 @@ int compat_this_cpu(void);
 extern __thread int compat_in_softirq;
 #define preempt_disable()	do { } while (0)
 #define preempt_enable()	do { } while (0)
+#define local_irq_save(flags)	do { (flags) = 0; } while (0)
+#define local_irq_restore(flags) do { (void)(flags); } while (0)
 #define might_sleep()		assert(!compat_in_softirq)
 #define cond_resched()		sched_yield()
 #define cpu_relax()		sched_yield()
 #define lockdep_assert_in_softirq()	assert(compat_in_softirq)
-
-/* <linux/atomic.h>: the 64-bit counters of TIMEQ_DEBUG_FIFO builds */
-typedef struct {
-	long long	counter;
-} atomic64_t;
 
 static inline long long atomic64_inc_return(atomic64_t *v)
 {
@@ -252,14 +431,39 @@ static inline long long atomic64_read(const atomic64_t *v)
 	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
 }
 
+#define ATOMIC_INIT(i)		{ (i) }
+#define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
+#define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
+#define atomic_add_return(i, v)	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_sub_return(i, v)	__atomic_sub_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_inc_return(v)	atomic_add_return(1, v)
+#define atomic_dec_return(v)	atomic_sub_return(1, v)
+#define atomic_inc(v)		((void)atomic_inc_return(v))
+#define atomic_dec(v)		((void)atomic_dec_return(v))
+#define atomic_add(i, v)	((void)atomic_add_return(i, v))
+#define atomic_sub(i, v)	((void)atomic_sub_return(i, v))
+#define atomic_dec_and_test(v)	(atomic_dec_return(v) == 0)
+
+/* Decrement unless that takes it below zero; the old value minus one. */
+static inline int atomic_dec_if_positive(atomic_t *v)
+{
+	int old = __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return old - 1;
+	} while (!__atomic_compare_exchange_n(&v->counter, &old, old - 1, true,
+					      __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	return old - 1;
+}
+
 /*
  * <asm/bitops.h>: atomic bit operations. As the kernel's: set_bit() and
- * clear_bit() are unordered (smp_mb__after_atomic() orders them), and
- * test_and_set_bit(), which returns a value, is fully ordered.
+ * clear_bit() are unordered (smp_mb__after_atomic() orders them),
+ * clear_bit_unlock() releases, and those that return a value are fully
+ * ordered.
  */
-#define COMPAT_WORD(nr, addr)	((addr) + (nr) / BITS_PER_LONG)
-#define COMPAT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
-
 static inline void set_bit(long nr, unsigned long *addr)
 {
 	__atomic_fetch_or(COMPAT_WORD(nr, addr), COMPAT_MASK(nr),
@@ -284,22 +488,10 @@ static inline bool test_and_set_bit(long nr, unsigned long *addr)
 				 __ATOMIC_SEQ_CST) & COMPAT_MASK(nr);
 }
 
-/* <linux/bitmap.h>: the non-atomic bit operations of one owner */
-#define BITS_TO_LONGS(n)	DIV_ROUND_UP(n, BITS_PER_LONG)
-
-static inline void __set_bit(long nr, unsigned long *addr)
+static inline bool test_and_clear_bit(long nr, unsigned long *addr)
 {
-	*COMPAT_WORD(nr, addr) |= COMPAT_MASK(nr);
-}
-
-static inline void __clear_bit(long nr, unsigned long *addr)
-{
-	*COMPAT_WORD(nr, addr) &= ~COMPAT_MASK(nr);
-}
-
-static inline void bitmap_fill(unsigned long *map, unsigned long nbits)
-{
-	memset(map, 0xff, BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+	return __atomic_fetch_and(COMPAT_WORD(nr, addr), ~COMPAT_MASK(nr),
+				  __ATOMIC_SEQ_CST) & COMPAT_MASK(nr);
 }
 
 static inline bool test_bit(long nr, const unsigned long *addr)
@@ -307,9 +499,6 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 	return __atomic_load_n(COMPAT_WORD(nr, addr), __ATOMIC_RELAXED) &
 	       COMPAT_MASK(nr);
 }
-
-#define smp_mb__after_atomic()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
 /* <linux/bug.h>: a warning fails the test that met it. */
 #define WARN_ON_ONCE(cond) ({						\
@@ -322,23 +511,22 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 	__warn;								\
 })
 
-/*
- * <linux/wait_bit.h>: the threads run at once, so a waiter polls its
- * condition, yielding, and a wake-up has nothing to do.
- */
-#define wait_var_event(var, cond)					\
-	do {								\
-		(void)(var);						\
-		while (!(cond))						\
-			sched_yield();					\
-	} while (0)
-#define wake_up_var(var)	((void)(var))
+static inline bool test_bit_acquire(long nr, const unsigned long *addr)
+{
+	return __atomic_load_n(COMPAT_WORD(nr, addr), __ATOMIC_ACQUIRE) &
+	       COMPAT_MASK(nr);
+}
 
 /* <linux/spinlock.h>, <linux/lockdep.h> */
 typedef struct {
 	pthread_spinlock_t	lock;
 	unsigned long		owner;	/* pthread_self() of the holder, or 0 */
 } spinlock_t;
+
+/* A raw spinlock is a spinlock of its own type, as in the kernel. */
+typedef struct {
+	spinlock_t		rlock;
+} raw_spinlock_t;
 
 static inline void spin_lock_init(spinlock_t *l)
 {
@@ -384,28 +572,77 @@ static inline void spin_unlock(spinlock_t *l)
 
 #define spin_lock_bh(l)		spin_lock(l)
 #define spin_unlock_bh(l)	spin_unlock(l)
+#define spin_lock_irq(l)	spin_lock(l)
+#define spin_unlock_irq(l)	spin_unlock(l)
+#define spin_lock_irqsave(l, flags) \
+	do { (flags) = 0; spin_lock(l); } while (0)
+#define spin_unlock_irqrestore(l, flags) \
+	do { (void)(flags); spin_unlock(l); } while (0)
+
+#define raw_spin_lock_init(l)	spin_lock_init(&(l)->rlock)
+#define raw_spin_lock(l)	spin_lock(&(l)->rlock)
+#define raw_spin_trylock(l)	spin_trylock(&(l)->rlock)
+#define raw_spin_unlock(l)	spin_unlock(&(l)->rlock)
+#define raw_spin_lock_irqsave(l, flags) \
+	spin_lock_irqsave(&(l)->rlock, flags)
+#define raw_spin_unlock_irqrestore(l, flags) \
+	spin_unlock_irqrestore(&(l)->rlock, flags)
+
+/* The spinlock_t inside a spinlock_t or a raw_spinlock_t. */
+#define compat_spinlock_of(l) \
+	_Generic((l), raw_spinlock_t *: &((raw_spinlock_t *)(void *)(l))->rlock, \
+		 const raw_spinlock_t *: &((raw_spinlock_t *)(void *)(l))->rlock, \
+		 default: (l))
+
 #ifdef COMPAT_BENCH
 #define lockdep_assert_held(l)	((void)(l))
 #else
 #define lockdep_assert_held(l) \
-	assert(__atomic_load_n(&(l)->owner, __ATOMIC_RELAXED) == \
-	       (unsigned long)pthread_self())
+	assert(__atomic_load_n(&compat_spinlock_of(l)->owner, \
+			       __ATOMIC_RELAXED) == (unsigned long)pthread_self())
 #endif
 
-/* <linux/llist.h>: a lock-free singly linked stack */
-struct llist_node {
-	struct llist_node *next;
+/* <linux/mutex.h>: a pthread mutex that knows its owner */
+struct mutex {
+	pthread_mutex_t		lock;
+	unsigned long		owner;
 };
 
-struct llist_head {
-	struct llist_node *first;
-};
-
-static inline void init_llist_head(struct llist_head *list)
+static inline void mutex_init(struct mutex *m)
 {
-	list->first = NULL;
+	pthread_mutex_init(&m->lock, NULL);
+	m->owner = 0;
 }
 
+static inline void mutex_destroy(struct mutex *m)
+{
+	pthread_mutex_destroy(&m->lock);
+}
+
+static inline void mutex_lock(struct mutex *m)
+{
+	might_sleep();
+	pthread_mutex_lock(&m->lock);
+	__atomic_store_n(&m->owner, (unsigned long)pthread_self(),
+			 __ATOMIC_RELAXED);
+}
+
+static inline bool mutex_trylock(struct mutex *m)
+{
+	if (pthread_mutex_trylock(&m->lock))
+		return false;
+	__atomic_store_n(&m->owner, (unsigned long)pthread_self(),
+			 __ATOMIC_RELAXED);
+	return true;
+}
+
+static inline void mutex_unlock(struct mutex *m)
+{
+	__atomic_store_n(&m->owner, 0UL, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* <linux/llist.h>: the lock-free operations */
 static inline bool llist_add(struct llist_node *node, struct llist_head *head)
 {
 	struct llist_node *first = __atomic_load_n(&head->first,
@@ -424,34 +661,12 @@ static inline struct llist_node *llist_del_all(struct llist_head *head)
 	return __atomic_exchange_n(&head->first, NULL, __ATOMIC_SEQ_CST);
 }
 
-static inline struct llist_node *llist_reverse_order(struct llist_node *node)
+static inline bool llist_empty(const struct llist_head *head)
 {
-	struct llist_node *reversed = NULL, *next;
-
-	while (node) {
-		next = node->next;
-		node->next = reversed;
-		reversed = node;
-		node = next;
-	}
-	return reversed;
+	return !__atomic_load_n(&head->first, __ATOMIC_RELAXED);
 }
 
-#define llist_entry(ptr, type, member)	container_of(ptr, type, member)
-#define compat_llist_entry(node, type, member) ({			\
-	struct llist_node *__node = (node);				\
-	__node ? llist_entry(__node, type, member) : NULL;		\
-})
-#define llist_for_each_entry_safe(pos, n, node, member)			\
-	for (pos = compat_llist_entry(node, __typeof__(*pos), member);	\
-	     pos && (n = compat_llist_entry(pos->member.next,		\
-					    __typeof__(*pos), member), 1); \
-	     pos = n)
-
 /* <linux/workqueue.h>: a work item is a flag its owner polls */
-struct workqueue_struct;
-extern struct workqueue_struct *timeq_wq;
-
 struct work_struct {
 	void	(*func)(struct work_struct *work);
 	int	pending;
@@ -469,6 +684,15 @@ static inline bool queue_work(struct workqueue_struct *wq,
 static inline bool cancel_work_sync(struct work_struct *work)
 {
 	return __atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Run @work if it is queued, as a worker would; true if it ran. */
+static inline bool compat_run_work(struct work_struct *work)
+{
+	if (!__atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST))
+		return false;
+	work->func(work);
+	return true;
 }
 
 /*
@@ -505,18 +729,140 @@ static inline void irq_work_sync(struct irq_work *work)
 	compat_run_irq_work(work);
 }
 
-static inline bool llist_empty(const struct llist_head *head)
+/*
+ * <linux/wait.h>, <linux/wait_bit.h>: a wait queue is a condition
+ * variable. The condition is tested under its mutex, and the waker takes
+ * that mutex after it changed what the condition reads, so no wakeup is
+ * lost. wait_var_event() keys every variable to one queue.
+ */
+typedef struct {
+	pthread_mutex_t	lock;
+	pthread_cond_t	cond;
+} wait_queue_head_t;
+
+static inline void init_waitqueue_head(wait_queue_head_t *wq)
 {
-	return !__atomic_load_n(&head->first, __ATOMIC_RELAXED);
+	pthread_mutex_init(&wq->lock, NULL);
+	pthread_cond_init(&wq->cond, NULL);
 }
 
-/* Run @work if it is queued, as a worker would; true if it ran. */
-static inline bool compat_run_work(struct work_struct *work)
+static inline void wake_up_all(wait_queue_head_t *wq)
 {
-	if (!__atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST))
-		return false;
-	work->func(work);
-	return true;
+	pthread_mutex_lock(&wq->lock);
+	pthread_cond_broadcast(&wq->cond);
+	pthread_mutex_unlock(&wq->lock);
 }
+
+#define wake_up(wq)	wake_up_all(wq)
+
+#define wait_event(wq, condition) do {					\
+	might_sleep();							\
+	if (condition)							\
+		break;							\
+	pthread_mutex_lock(&(wq).lock);					\
+	while (!(condition))						\
+		pthread_cond_wait(&(wq).cond, &(wq).lock);		\
+	pthread_mutex_unlock(&(wq).lock);				\
+} while (0)
+
+extern wait_queue_head_t compat_var_waitqueue;
+#define wait_var_event(var, condition) \
+	wait_event(compat_var_waitqueue, condition)
+#define wake_up_var(var) \
+	((void)(var), wake_up_all(&compat_var_waitqueue))
+
+/*
+ * <linux/hrtimer.h>: the timer hardware is the test, which calls
+ * compat_hrtimer_run() with the virtual clock. One lock, the base's,
+ * guards every hrtimer's state, as a CPU's hrtimer base lock does.
+ */
+struct hrtimer {
+	enum hrtimer_restart	(*function)(struct hrtimer *timer);
+	ktime_t			expires;
+	int			enqueued;
+	int			running;
+	struct hrtimer		*next;		/* in the base's list */
+};
+
+void hrtimer_setup(struct hrtimer *timer,
+		   enum hrtimer_restart (*function)(struct hrtimer *),
+		   clockid_t clock_id, enum hrtimer_mode mode);
+void hrtimer_start(struct hrtimer *timer, ktime_t tim,
+		   const enum hrtimer_mode mode);
+int hrtimer_try_to_cancel(struct hrtimer *timer);
+int hrtimer_cancel(struct hrtimer *timer);
+bool hrtimer_active(const struct hrtimer *timer);
+/* Fire every hrtimer due at @now_ns, earliest first; the number fired. */
+unsigned int compat_hrtimer_run(u64 now_ns);
+/* The expiry @timer is armed for, or -1 if it is not armed. */
+ktime_t compat_hrtimer_armed(struct hrtimer *timer);
+/* The earliest expiry of any armed hrtimer, or -1 if none is armed. */
+ktime_t compat_hrtimer_earliest(void);
+
+/* The virtual clock. */
+extern u64 compat_clock_ns;
+
+static inline u64 ktime_get_ns(void)
+{
+	return __atomic_load_n(&compat_clock_ns, __ATOMIC_RELAXED);
+}
+
+static inline u64 ktime_get_mono_fast_ns(void)
+{
+	return ktime_get_ns();
+}
+
+static inline void compat_clock_set(u64 ns)
+{
+	__atomic_store_n(&compat_clock_ns, ns, __ATOMIC_RELAXED);
+}
+#endif /* COMPAT_EXPLORE */
+
+/* <linux/completion.h>, on the wait queue of either build */
+struct completion {
+	atomic_t		done;
+	wait_queue_head_t	wait;
+};
+
+static inline void init_completion(struct completion *x)
+{
+	atomic_set(&x->done, 0);
+	init_waitqueue_head(&x->wait);
+}
+
+static inline void reinit_completion(struct completion *x)
+{
+	atomic_set(&x->done, 0);
+}
+
+static inline void complete(struct completion *x)
+{
+	atomic_inc(&x->done);
+	wake_up_all(&x->wait);
+}
+
+static inline void complete_all(struct completion *x)
+{
+	atomic_set(&x->done, INT_MAX / 2);
+	wake_up_all(&x->wait);
+}
+
+static inline bool compat_completion_take(struct completion *x)
+{
+	return atomic_dec_if_positive(&x->done) >= 0;
+}
+
+static inline bool try_wait_for_completion(struct completion *x)
+{
+	return compat_completion_take(x);
+}
+
+static inline bool completion_done(struct completion *x)
+{
+	return atomic_read(&x->done) > 0;
+}
+
+#define wait_for_completion(x) \
+	wait_event((x)->wait, compat_completion_take(x))
 
 #endif /* TIMEQ_COMPAT_H */
