@@ -551,6 +551,46 @@ static void queue_test_check_catches_empty_head(struct kunit *test)
 	EXPECT_SOUND(test, f.q);
 }
 
+#ifdef TIMEQ_DEBUG_FIFO
+/*
+ * A bucket list is FIFO among equal times in either of the shapes the
+ * queue makes: in insertion order, or in order of time (as EVICT leaves
+ * it) with newer nodes appended. Equal times out of insertion order are
+ * caught even when other times stand between them.
+ *
+ *	inserted B(41) A(40) C(40); list [A C B]: in order of time, sound
+ *	list [C B A]: C before A, both 40, C newer: broken
+ */
+static void queue_test_check_bucket_fifo(struct kunit *test)
+{
+	struct timeq_node *a, *b, *c;
+	struct list_head *list;
+	struct fixture f;
+
+	fixture_start(test, &f, 0, 256, 4, 64);
+	b = &f.e[0].node;
+	a = &f.e[1].node;
+	c = &f.e[2].node;
+	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, b, 41), 0);
+	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, a, 40), 0);
+	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, c, 40), 0);
+	list = &f.q->buckets[10];
+	KUNIT_ASSERT_PTR_EQ(test, list->next, &b->entry);
+	EXPECT_SOUND(test, f.q);
+	/* In order of time, FIFO among equal times: what EVICT leaves. */
+	list_move_tail(&b->entry, list);
+	KUNIT_ASSERT_PTR_EQ(test, list->next, &a->entry);
+	EXPECT_SOUND(test, f.q);
+	/* [C B A]: the two of time 40 the wrong way round, apart. */
+	list_move(&c->entry, list);
+	list_move_tail(&a->entry, list);
+	expect_broken(test, f.q, "insertion order");
+	list_move(&a->entry, list);
+	list_move_tail(&c->entry, list);
+	EXPECT_SOUND(test, f.q);
+}
+#endif
+
 /* --- the bitmaps, alone, at every number of levels --- */
 
 static const unsigned long bitmap_sizes[] = {
@@ -710,6 +750,9 @@ static struct kunit_case queue_test_cases[] = {
 	KUNIT_CASE(queue_test_destroy_releases),
 	KUNIT_CASE(queue_test_check_catches),
 	KUNIT_CASE(queue_test_check_catches_empty_head),
+#ifdef TIMEQ_DEBUG_FIFO
+	KUNIT_CASE(queue_test_check_bucket_fifo),
+#endif
 	KUNIT_CASE_PARAM(queue_test_bitmap, bitmap_gen_params),
 	KUNIT_CASE_PARAM_ATTR(queue_test_differential, shape_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),

@@ -1032,6 +1032,36 @@ static bool tq_before(const struct timeq_node *a, const struct timeq_node *b)
 #endif
 }
 
+#ifdef TIMEQ_DEBUG_FIFO
+/*
+ * What FIFO order asks of a list: among equal times, the order of
+ * insertion. A spread list holds one time, so it is in insertion order. A
+ * bucket list is appended to in insertion order, but EVICT rebuilds it in
+ * order of time (FIFO among equal times), and later appends, newer than
+ * all of it, follow: so it is a prefix in order of time, FIFO among equal
+ * times, then a part in insertion order, all newer than the prefix.
+ * tq_fifo_next() takes the prefix as long as it can; a list of that shape
+ * passes whatever the split, and each that passes is FIFO among equal
+ * times.
+ */
+struct tq_fifo {
+	bool	sorted;		/* still in the prefix in order of time */
+	u64	max_seq;	/* the newest node seen so far */
+};
+
+static bool tq_fifo_next(const struct timeq_node *prev,
+			 const struct timeq_node *node, bool bucket,
+			 struct tq_fifo *fifo)
+{
+	if (bucket && fifo->sorted &&
+	    (prev->time < node->time ||
+	     (prev->time == node->time && prev->seq < node->seq)))
+		return true;
+	fifo->sorted = false;
+	return bucket ? node->seq > fifo->max_seq : prev->seq < node->seq;
+}
+#endif
+
 /* Which array a checked list belongs to. */
 enum tq_array { TQ_HEAD, TQ_HEAD2, TQ_FOCUS, TQ_BUCKETS };
 
@@ -1082,6 +1112,9 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 	const struct list_head *list, *pos, *prev;
 	const struct timeq_node *node;
 	unsigned long owner, n = 0;
+#ifdef TIMEQ_DEBUG_FIFO
+	struct tq_fifo fifo = { .sorted = true };
+#endif
 
 	*count = 0;
 	if (array == TQ_BUCKETS) {
@@ -1114,9 +1147,11 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 					 tq_rel(q, node->time));
 #ifdef TIMEQ_DEBUG_FIFO
 		if (prev != list &&
-		    list_entry(prev, struct timeq_node, entry)->seq >= node->seq)
+		    !tq_fifo_next(list_entry(prev, struct timeq_node, entry),
+				  node, array == TQ_BUCKETS, &fifo))
 			return tq_report(buf, len, "%s list %lu: time %llu out of insertion order",
 					 name, index, node->time);
+		fifo.max_seq = max(fifo.max_seq, node->seq);
 #endif
 		if (!walk->best || tq_before(node, walk->best))
 			walk->best = node;

@@ -4,15 +4,14 @@
  * scenario's timers and nodes, and the oracles every run is judged by.
  *
  * At every quiet moment (the last spinlock held by anyone released) with
- * no work pending, the queue's invariants hold (__timeq_check() through
- * check.c). At every quiescence (no thread can run, none has ended
- * badly): no work is pending at all (pending work never outlives the
- * call that made it), the invariants hold, and on a clocked queue the
- * hrtimer is armed no later than the minimum's tick, and armed only
- * while the queue holds a timer. After the scenario's own phases, a
- * clocked queue's clock is moved past every timer and what is due runs
- * (in one schedule: the interleavings of the scenario are in its
- * threads), and at the end every timer that must fire has fired, the
+ * no work pending, the queue's invariants hold (__timeq_check()). At
+ * every quiescence (no thread can run, none has ended badly): no work is
+ * pending at all (pending work never outlives the call that made it), the
+ * invariants hold, and on a clocked queue the hrtimer is armed no later
+ * than the minimum's tick, and armed only while the queue holds a timer.
+ * After the scenario's own phases, a clocked queue's clock is moved past
+ * every timer and what is due runs (in one schedule: the interleavings of
+ * the scenario are in its threads), and at the end every timer that must fire has fired, the
  * queue is empty, no request is left, no freed timer was written, and
  * each tracked timer is where a request older than no other put it
  * (xw_check_requests()); a plain queue is drained in order, and every
@@ -32,7 +31,6 @@
 #include <linux/timeq.h>
 
 #include "explore.h"
-#include "../queue/check.h"
 #include "paths.h"
 #include "queue.h"
 
@@ -358,7 +356,7 @@ void xw_check(struct xw *w, const char *when)
 	if (w->q->pend != TQ_PEND_NONE)
 		xw_fail("%s: work is pending (pend %u), but every call has returned",
 			when, w->q->pend);
-	if (test_check(w->q, why, sizeof(why)))
+	if (timeq_check(w->q, why, sizeof(why)))
 		xw_fail("%s: %s", when, why);
 }
 
@@ -472,7 +470,7 @@ void xw_quiet(void *ctx)
 #endif
 	if (r->checked && fp == r->checked_fp)
 		return;
-	if (__test_check(q, why, sizeof(why)))
+	if (__timeq_check(q, why, sizeof(why)))
 		xw_fail("with no lock held and no work pending: %s", why);
 	r->checked = true;
 	r->checked_fp = fp;

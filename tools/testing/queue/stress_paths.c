@@ -41,7 +41,6 @@
 
 #include <linux/timeq.h>
 
-#include "check.h"
 
 #define HORIZON		(1u << 16)	/* delta 256, M 256 */
 
@@ -110,6 +109,12 @@ static void *fast_thread(void *arg)
 		r = next_rand(&f->rand);
 		ret = timeq_fast_update(s->q, &s->timers[r % s->ntimers],
 					pick_time(s->q, r / s->ntimers));
+		/*
+		 * The kick a hand-off queued runs on this CPU, as the self-
+		 * interrupt would: it wakes a slow-side call that waits for the
+		 * request (tq_wait_request()), which may be the slow thread.
+		 */
+		compat_run_irq_work(&s->q->kick);
 		if (ret == TIMEQ_APPLIED)
 			f->applied++;
 		else if (ret == TIMEQ_DEFERRED)
@@ -166,7 +171,7 @@ static void slow_step(struct stress *s, uint64_t *rand)
 				    count_removed, s);
 		break;
 	default:
-		if (test_check(s->q, why, sizeof(why))) {
+		if (timeq_check(s->q, why, sizeof(why))) {
 			printf("# mid-stress: %s\n", why);
 			s->failed = 1;
 		}
@@ -379,7 +384,7 @@ static void c_slow_step(struct cstress *s, uint64_t *rand)
 		compat_in_softirq = 0;
 		break;
 	default:
-		if (test_check(s->q, why, sizeof(why))) {
+		if (timeq_check(s->q, why, sizeof(why))) {
 			printf("# clocked, mid-stress: %s\n", why);
 			s->failed = 1;
 		}
@@ -479,7 +484,7 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 	for (i = 0; i < C_FAST_TIMERS + C_OWNED; i++)
 		pending += test_bit(TIMEQ_TIMER_PENDING, &s.timers[i].timer.flags);
 	ok = !pending && !s.q->handoffs.first && !timeq_count(s.q) &&
-	     !test_check(s.q, why, sizeof(why));
+	     !timeq_check(s.q, why, sizeof(why));
 	printf("%sok %u - clocked: every timer expired, no request left (%lu pending, count %lu)\n",
 	       ok ? "" : "not ", ++*tests, pending, timeq_count(s.q));
 	*failed += !ok;
@@ -605,7 +610,7 @@ int main(int argc, char **argv)
 		s.removed += timeq_delete_sync(s.q, &s.timers[i]);
 	}
 	if (pending || s.q->handoffs.first || timeq_count(s.q) ||
-	    test_check(s.q, why, sizeof(why))) {
+	    timeq_check(s.q, why, sizeof(why))) {
 		printf("not ok %u - no request left: %lu pending, count %lu\n",
 		       ++tests, pending, timeq_count(s.q));
 		failed++;

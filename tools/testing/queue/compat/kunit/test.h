@@ -86,6 +86,8 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 #define KUNIT_ASSERT_EQ(t, a, b)	COMPAT_KUNIT_BINARY(t, true, a, ==, b)
 #define KUNIT_EXPECT_PTR_EQ(t, a, b)	COMPAT_KUNIT_CHECK(t, false, (a) == (b), \
 							   "%s == %s", #a, #b)
+#define KUNIT_ASSERT_PTR_EQ(t, a, b)	COMPAT_KUNIT_CHECK(t, true, (a) == (b), \
+							   "%s == %s", #a, #b)
 #define KUNIT_EXPECT_NULL(t, p)		COMPAT_KUNIT_CHECK(t, false, !(p), "!%s", #p)
 #define KUNIT_ASSERT_NOT_ERR_OR_NULL(t, p) \
 	COMPAT_KUNIT_CHECK(t, true, (p) && !IS_ERR(p), "%s is a pointer", #p)
