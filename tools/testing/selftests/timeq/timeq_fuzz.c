@@ -3,7 +3,7 @@
  * The /dev/timeq ABI fuzzer (issue 13, point 8): seeded, bounded in time.
  *
  *   timeq_fuzz [--seed N] [--seconds S] [--threads T] [--files F]
- *              [--model-share PERCENT] [--ops N]
+ *              [--model-share PERCENT] [--ops N] [--far-rounds R]
  *
  * Random commands with random and boundary values (sizes below the first
  * version, at it, larger with a zero or a non-zero tail, above a page;
@@ -36,6 +36,16 @@
  *     operation's result one documented for operations), every event and
  *     every TIMEQ_STATS self-consistent; each file, when closed in order,
  *     must hold exactly what its stats say.
+ *  3. The far-work phase (issue 18): rounds on monotonic files whose next
+ *     minimum, once the near elements have expired, is found by work of
+ *     many lock holds, with the locks dropped between them: a far bucket
+ *     of thousands of elements inserted out of time order, spread in the
+ *     queue's focus, and a short unsorted bucket before it that wants the
+ *     focus. Two threads race DELETE, UPDATE (far ahead) and MIN against
+ *     the expiry of the near elements, each on elements of its own: MIN
+ *     never says ENODATA while elements are queued, an element deleted is
+ *     never delivered, one moved is still queued at the end, and every
+ *     other one is delivered exactly once.
  *
  * It prints the seed first, with the command that reruns it, and at the
  * end the calls made and the errno seen, per command. Without the module
@@ -63,6 +73,7 @@ static unsigned int opt_threads = 4;
 static unsigned int opt_files = 6;
 static unsigned int opt_model_share = 40;	/* percent of the time */
 static unsigned long opt_ops;			/* model phase: stop after */
+static unsigned int opt_far_rounds = 4;		/* far-work phase */
 static int opt_verbose;				/* print each model call */
 
 /* --- the commands, as this program tells them apart --- */
@@ -121,6 +132,7 @@ struct tallies {
 	unsigned long	events;
 	unsigned long	swaps;
 	unsigned long	reopens;
+	unsigned long	far_calls;
 };
 
 static struct tallies *tally;
@@ -1979,6 +1991,193 @@ static int chaos_phase(__u64 seed, __u64 deadline)
 	return failed ? -1 : 0;
 }
 
+/* --- phase 3: expiry against work of many lock holds --- */
+
+#define FAR_LONG	4096	/* the long far bucket */
+#define FAR_SHORT	17	/* the short one: more than the queue walks */
+#define FAR_NEAR	64	/* elements due during the round */
+#define FAR_GRAN	100000	/* 100 us ticks; buckets of 1024 ticks */
+
+struct far_round {
+	int		fd;
+	int		stop;
+	int		failed;
+	__u64		far;			/* the long bucket's first tick */
+	__u64		handle[FAR_NEAR];
+	char		state[FAR_NEAR];	/* 'q'ueued, 'm'oved, 'd'eleted */
+	unsigned long	calls;
+};
+
+struct far_racer {
+	struct far_round	*r;
+	unsigned int		id;	/* owns the elements i % 2 == id */
+	__u64			rng;
+};
+
+static void *far_race(void *arg)
+{
+	struct far_racer *fr = arg;
+	struct far_round *r = fr->r;
+	struct timeq_element e;
+	unsigned int i;
+	int ret;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		i = tq_below(&fr->rng, FAR_NEAR / 2) * 2 + fr->id;
+		__atomic_add_fetch(&r->calls, 1, __ATOMIC_RELAXED);
+		switch (tq_below(&fr->rng, 3)) {
+		case 0:
+			if (r->state[i] == 'd')
+				break;
+			ret = tq_delete(r->fd, r->handle[i]);
+			count(C_DELETE, ret ? errno : 0);
+			if (!ret)
+				r->state[i] = 'd';
+			else if (errno != ENOENT)
+				r->failed = bad(__LINE__, "DELETE: %s", strerror(errno));
+			break;
+		case 1:
+			if (r->state[i] != 'q')
+				break;
+			ret = tq_update(r->fd, r->handle[i], r->far + i);
+			count(C_UPDATE, ret ? errno : 0);
+			if (!ret)
+				r->state[i] = 'm';
+			else if (errno != ENOENT)
+				r->failed = bad(__LINE__, "UPDATE: %s", strerror(errno));
+			break;
+		default:
+			memset(&e, 0, sizeof(e));
+			e.size = sizeof(e);
+			ret = tq_element(r->fd, TIMEQ_MIN, &e);
+			count(C_MIN, ret ? errno : 0);
+			if (ret)
+				r->failed = bad(__LINE__, "MIN with %d far elements queued: %s",
+						FAR_LONG + FAR_SHORT,
+						strerror(errno));
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* Insert @n elements at @time(i), cookies from @cookie; 0 or -1. */
+static int far_fill(int fd, unsigned int n, __u64 cookie, __u64 base,
+		    __u64 stride, __u64 mod)
+{
+	static struct timeq_op ops[1024];
+	unsigned int i, j, k;
+
+	for (j = 0; j < n; j += k) {
+		k = n - j < 1024 ? n - j : 1024;
+		memset(ops, 0, sizeof(*ops) * k);
+		for (i = 0; i < k; i++) {
+			ops[i].op = TIMEQ_OP_INSERT;
+			ops[i].time = base + (__u64)(j + i) * stride % mod;
+			ops[i].cookie = cookie + j + i;
+		}
+		if (tq_batch(fd, ops, k) != (int)k)
+			return bad(__LINE__, "batch insert: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* One round on a new file; 0, or -1 with the reason printed. */
+static int far_round(__u64 *rng)
+{
+	struct far_racer fr[2];
+	struct far_round r = { };
+	unsigned int i, seen[FAR_NEAR] = { };
+	struct timeq_event ev;
+	__u64 now, mid, spare;
+	pthread_t th[2];
+	int ret = 0;
+
+	r.fd = open(TQ_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (r.fd < 0 || tq_configure_mono(r.fd, FAR_GRAN, 1 << 20, 0))
+		return bad(__LINE__, "monotonic file: %s", strerror(errno));
+	/* The long bucket 80 s ahead, out of order; spread by a delete. */
+	now = tq_mono_ns() / FAR_GRAN;
+	r.far = ((now >> 10) + 768) << 10;
+	mid = ((now >> 10) + 384) << 10;
+	if (far_fill(r.fd, FAR_LONG, 1000, r.far, 617, 1024) ||
+	    tq_insert(r.fd, mid - 1024, 999, &spare) || tq_delete(r.fd, spare))
+		goto out;
+	/* The short bucket before it, backwards. */
+	for (i = 0; i < FAR_SHORT; i++)
+		if (tq_insert(r.fd, mid + FAR_SHORT - i, 900 + i, &spare))
+			goto out;
+	/* The near elements, due over the next 10 ms. */
+	now = tq_mono_ns() / FAR_GRAN;
+	for (i = 0; i < FAR_NEAR; i++) {
+		if (tq_insert(r.fd, now + 20 + tq_below(rng, 100), i,
+			      &r.handle[i]))
+			goto out;
+		r.state[i] = 'q';
+	}
+	for (i = 0; i < 2; i++) {
+		fr[i] = (struct far_racer){ .r = &r, .id = i, .rng = tq_rand(rng) };
+		if (pthread_create(&th[i], NULL, far_race, &fr[i]))
+			goto out;
+	}
+	while (tq_mono_ns() / FAR_GRAN < now + 200 && !r.failed)
+		usleep(1000);
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	if (r.failed)
+		goto out;
+	/* An insert runs what is due first: every near element is now out. */
+	if (tq_insert(r.fd, r.far, 998, &spare))
+		goto out;
+	while (read(r.fd, &ev, sizeof(ev)) == sizeof(ev)) {
+		__atomic_add_fetch(&tally->events, 1, __ATOMIC_RELAXED);
+		if (ev.cookie >= FAR_NEAR || r.handle[ev.cookie] != ev.handle) {
+			ret = bad(__LINE__, "event for cookie %llu, handle %#llx",
+				  (unsigned long long)ev.cookie,
+				  (unsigned long long)ev.handle);
+			goto out;
+		}
+		if (r.state[ev.cookie] != 'q' || seen[ev.cookie]++) {
+			ret = bad(__LINE__, "element %llu (%c) delivered%s",
+				  (unsigned long long)ev.cookie,
+				  r.state[ev.cookie],
+				  seen[ev.cookie] > 1 ? " twice" : "");
+			goto out;
+		}
+	}
+	for (i = 0; i < FAR_NEAR; i++) {
+		if (r.state[i] == 'q' && !seen[i]) {
+			ret = bad(__LINE__, "element %u due, never delivered", i);
+			goto out;
+		}
+		if (r.state[i] == 'm' && tq_delete(r.fd, r.handle[i])) {
+			ret = bad(__LINE__, "element %u moved, not queued: %s", i,
+				  strerror(errno));
+			goto out;
+		}
+	}
+	__atomic_add_fetch(&tally->far_calls, r.calls, __ATOMIC_RELAXED);
+	close(r.fd);
+	return 0;
+out:
+	if (!ret && !r.failed)
+		bad(__LINE__, "far-work round: %s", strerror(errno));
+	close(r.fd);
+	return -1;
+}
+
+static int far_phase(__u64 seed, unsigned int rounds)
+{
+	__u64 rng = seed ^ 0xfa4;
+	unsigned int i;
+
+	for (i = 0; i < rounds; i++)
+		if (far_round(&rng))
+			return -1;
+	return 0;
+}
+
 /* --- main --- */
 
 /* A crash of the fuzzer itself: where, for addr2line, and which call. */
@@ -2026,6 +2225,7 @@ int main(int argc, char **argv)
 		{ "files", required_argument, NULL, 'f' },
 		{ "model-share", required_argument, NULL, 'm' },
 		{ "ops", required_argument, NULL, 'o' },
+		{ "far-rounds", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ }
 	};
@@ -2060,12 +2260,15 @@ int main(int argc, char **argv)
 		case 'o':
 			opt_ops = strtoul(optarg, NULL, 0);
 			break;
+		case 'r':
+			opt_far_rounds = strtoul(optarg, NULL, 0);
+			break;
 		case 'v':
 			opt_verbose = 1;
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [--seed N] [--seconds S] [--threads T] [--files F] [--model-share P] [--ops N]\n",
+				"usage: %s [--seed N] [--seconds S] [--threads T] [--files F] [--model-share P] [--ops N] [--far-rounds R]\n",
 				argv[0]);
 			return 2;
 		}
@@ -2077,7 +2280,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ksft_print_header();
-	ksft_set_plan(2);
+	ksft_set_plan(3);
 	snprintf(msg, sizeof(msg),
 		 "%s --seed %#llx --seconds %u --threads %u --files %u --model-share %u",
 		 argv[0], (unsigned long long)opt_seed, opt_seconds,
@@ -2142,6 +2345,12 @@ int main(int argc, char **argv)
 				      tally->chaos_calls,
 				      (unsigned long long)opt_seed);
 	}
+	if (!far_phase(opt_seed, opt_far_rounds))
+		ksft_test_result_pass("far-work phase: %u rounds, %lu calls racing the expiry\n",
+				      opt_far_rounds, tally->far_calls);
+	else
+		ksft_test_result_fail("far-work phase: failed (seed %#llx)\n",
+				      (unsigned long long)opt_seed);
 	snprintf(msg, sizeof(msg),
 		 "%lu calls in %.1f s, %lu events read, %lu files swapped out under use, %lu closed in order and reopened",
 		 tally->model_calls + tally->chaos_calls,
