@@ -187,6 +187,9 @@ inline free_timer(ft)
 {
 	assert(own[ft] == O_NONE && mem[ft] == 0);
 	assert(!onll[ft] && !indrain[ft] && !pending[ft]);
+#ifdef CLOCK
+	assert(!due[ft]);
+#endif
 	freed[ft] = 1
 }
 
@@ -214,5 +217,19 @@ inline final_check()
 	c_code { now.queue_shape_ok = tq_counts_ok(); };
 	assert(queue_shape_ok);
 	final_timer(0);
-	final_timer(1)
+	final_timer(1);
+#ifdef CLOCK
+	/* the work has expired what was due, and runs no callback */
+	assert(!DUE_ANY && running == NIL);
+#endif
+#ifdef KICK
+	/*
+	 * At quiescence the hrtimer is set iff the queue holds a timer, and
+	 * no later than the minimum: none fires late.
+	 */
+	if
+	:: min == NIL -> assert(hrt == NOTIME)
+	:: else -> assert(hrt != NOTIME && hrt <= mintime)
+	fi
+#endif
 }

@@ -127,6 +127,39 @@
  *					replayed, ./pan -r does)
  */
 
+/* The scopes' configurations (run.sh; "Scopes" above). */
+#ifdef SCOPE_DOORS
+#define NFAST		0
+#define NSLOW		2
+#define TQ_HOLD		1
+#endif
+#ifdef SCOPE_EXPIRY
+#define CLOCK
+#define NFAST		0
+#define NSLOW		2
+#define TQ_HOLD		1
+#endif
+#ifdef SCOPE_ROOM
+#define CLOCK
+#define NFAST		1
+#define NSLOW		2
+#define TQ_HOLD		1
+#define FAST0_CALLS	1
+#endif
+#ifdef SCOPE_ARMING
+#define CLOCK
+#define KICK
+#define NFAST		1
+#define NSLOW		1
+#endif
+#if defined(SCOPE_DOORS) || defined(SCOPE_EXPIRY) || defined(SCOPE_ROOM) || \
+    defined(SCOPE_ARMING)
+#define SCOPE_FIXED
+#ifndef SLOW_OPS
+#define SLOW_OPS	1
+#endif
+#endif
+
 #include "state.pml"
 #include "queue.pml"
 #include "spec.pml"
@@ -141,6 +174,8 @@
 #ifndef SLOW_OPS
 #define SLOW_OPS	2
 #endif
+/* The second slow process makes one call (its ghost slot is 6). */
+#define SLOW2_OPS	1
 
 proctype fast(byte me; byte p)
 {
@@ -154,6 +189,11 @@ proctype fast(byte me; byte p)
 		slot = 2 * p + k;
 		k++;
 		if
+#if defined(SCOPE_ROOM) || defined(SCOPE_ARMING)
+		/* timer 1; the slow side has timer 0 (and timer 1, room) */
+		:: !retired[1] -> fast_begin(1); fph = FIRST_PHASE
+		:: retired[1] -> slot = 0
+#else
 		:: !retired[0] -> fast_begin(0); fph = FIRST_PHASE
 #ifndef SCOPE_HANDOFF
 		/* fast process 1: timer 0, or the minimum */
@@ -162,6 +202,7 @@ proctype fast(byte me; byte p)
 #endif
 		/* the owner retired every timer: nothing to update */
 		:: retired[0] && retired[1] -> slot = 0
+#endif
 		fi
 	   }
 	:: atomic { fph != F_IDLE -> fast_step() }
@@ -174,7 +215,10 @@ proctype fast(byte me; byte p)
 	od
 }
 
-/* The slow process's next call: op, on timer tt or at time xv. */
+/* Timer @ct's delete_sync(): no fast update may run or start from now. */
+#define DSYNC_OK(ct)	(!retired[ct] && busy[ct] == 0)
+
+/* A slow process's next call: op, on timer tt or at time xv. */
 inline slow_choose()
 {
 #ifdef SLOW_ONLY
@@ -186,6 +230,44 @@ inline slow_choose()
 	:: op == OP_INSERT -> own[PLAIN] == O_NONE
 	:: else
 	fi
+#elif defined(SCOPE_DOORS)
+	/*
+	 * The work, or a delete_min that leaves far work across a door;
+	 * against a timer call on a timer whose request the work holds in a
+	 * door, a delete_min, or timeq_first().
+	 */
+	if
+	:: me == ME_SLOW -> op = OP_WORK
+	:: me == ME_SLOW -> op = OP_DELMIN
+	:: me == ME_SLOW2 -> op = OP_DELMIN
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + 1
+	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 0
+	:: me == ME_SLOW2 && DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1
+	:: me == ME_SLOW2 -> op = OP_FIRST
+	fi
+#elif defined(SCOPE_EXPIRY)
+	/* the work expires timer 0, whose owner deletes or re-arms it */
+	if
+	:: me == ME_SLOW -> op = OP_WORK
+	:: me == ME_SLOW2 && DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1
+	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 0
+	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 0
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + HZ
+	fi
+#elif defined(SCOPE_ROOM)
+	/* the work makes room for timer 1's request; its owner re-arms it */
+	if
+	:: me == ME_SLOW -> op = OP_WORK
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + 1
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + HZ
+	fi
+#elif defined(SCOPE_ARMING)
+	/* timer 0 armed earlier than the fast path's timer 1, or deleted */
+	if
+	:: op = OP_ARM; tt = 0; xv = now + 1
+	:: op = OP_DELETE; tt = 1
+	:: op = OP_WORK
+	fi
 #else
 	if
 	:: op = OP_WORK
@@ -193,8 +275,7 @@ inline slow_choose()
 	:: atomic { !retired[0] -> op = OP_ARM; tt = 0; PICK_FAST_X(xv) }
 	:: atomic { !retired[0] -> op = OP_DELETE; tt = 0 }
 	/* the rules: no fast update runs or starts once it is called */
-	:: atomic { !retired[0] && busy[0] == 0 ->
-			op = OP_DSYNC; tt = 0; retired[0] = 1 }
+	:: atomic { DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1 }
 	/* fast updates may race it; then none may reach the timer */
 	:: atomic { !retired[0] -> op = OP_SHUTDOWN; tt = 0 }
 	:: op = OP_DELMIN
@@ -210,50 +291,89 @@ inline slow_choose()
 #endif
 }
 
-/* The slow process may take a step: it is in a call, and not blocked. */
+/* The slow process's calls, and its ghost slots. */
+#define NOPS		(me == ME_SLOW -> SLOW_OPS : SLOW2_OPS)
+#define SLOT0		(me == ME_SLOW -> 4 : 6)
+
+/* A slow process may take a step: it is in a call, and not blocked. */
 #define SLOW_CAN_STEP \
-	(ph != PH_IDLE && ph != PH_POST && (ph != PH_FAR || bl == 0) && \
-	 (ph != PH_LOCK || hl == 0) && (ph != PH_LOCK_BL || bl == 0))
+	(ph != PH_IDLE && ph != PH_POST && ph != PH_END && \
+	 (ph != PH_FAR || bl == 0) && (ph != PH_LOCK || hl == 0) && \
+	 (ph != PH_LOCK_BL || bl == 0) && (ph != PH_WAIT || WAIT_DONE))
+
+#ifdef KICK
+/* The irq_work has nothing to do, and the hrtimer will not fire. */
+#define KICK_IDLE	(!kickq && kph == 0 && hrt > tick)
+/* The final work runs if queued: by a push's kick, or the hrtimer. */
+#define FINAL_WORK	workq
+#else
+#define KICK_IDLE	true
+/* The work runs once at the end, for the kicks of the pushes. */
+#define FINAL_WORK	(j == NOPS)
+#endif
+
+/* No other process can take a step. */
+#define ALONE	(fast_done == NFAST && slow_busy == (j > NOPS -> 0 : 1) && \
+		 KICK_IDLE)
 
 /*
- * The slow process: SLOW_OPS calls chosen by slow_choose(), then, once the
- * fast processes are done, the work their kicks queued, and the check.
+ * A slow process: its calls, chosen by slow_choose(); then, for the
+ * first, once every other process is done, the work their kicks queued,
+ * and the checks.
  */
-proctype slow()
+proctype slow(byte me)
 {
-	byte me = ME_SLOW;
 	QUEUE_LOCALS;
 	PATH_LOCALS;
 	SLOW_LOCALS;
 
 	do
 	:: atomic {
-		ph == PH_IDLE && j < SLOW_OPS ->
-		sslot = 4 + j;
+		ph == PH_IDLE && j < NOPS ->
+		sslot = SLOT0 + j;
 		j++;
 		slow_choose();
 		ph = (op >= OP_INSERT && op <= OP_NDELETE -> PH_FAR : PH_LOCK);
+#ifdef BUG_MIN_UNLOCKED
+		if
+		:: op == OP_FIRST -> ph = PH_FIRST
+		:: else
+		fi;
+#endif
 		ph_fin = FIN_START
 	   }
 	:: atomic {
-		ph == PH_IDLE && j == SLOW_OPS && fast_done == 2 ->
-		sslot = 4 + j;
-		j++;
-		op = OP_WORK;
-		ph = PH_LOCK;
-		ph_fin = FIN_START
+		me == ME_SLOW && ph == PH_IDLE && j >= NOPS && slow_busy == 0 &&
+		fast_done == NFAST && KICK_IDLE ->
+		if
+		:: FINAL_WORK ->
+#ifdef KICK
+			workq = 0;
+#endif
+			sslot = 0;
+			j = NOPS + 1;
+			op = OP_WORK;
+			ph = PH_LOCK;
+			ph_fin = FIN_START
+		:: else ->
+			final_check();
+#ifdef KICK
+			the_end = 1;
+#endif
+			ph = PH_END
+		fi
 	   }
 	/*
-	 * A step; taking a lock blocks until it is free. Once the fast
-	 * processes are done no one else can see the slow one's steps, so
-	 * it takes them all in one (the final work, mostly).
+	 * A step; taking a lock blocks until it is free. Once every other
+	 * process is done no one else can see this one's steps, so it takes
+	 * them all in one (the final work, mostly).
 	 */
 	:: atomic {
 		SLOW_CAN_STEP ->
 		do
 		:: slow_step();
 		   if
-		   :: fast_done == 2 && SLOW_CAN_STEP
+		   :: ALONE && SLOW_CAN_STEP
 		   :: else -> break
 		   fi
 		od
@@ -269,12 +389,67 @@ proctype slow()
 		tt = 0;
 		xv = 0;
 		sslot = 0;
-		ph = PH_IDLE
+		ph = PH_IDLE;
+		if
+		:: j == NOPS -> slow_busy--
+		:: else
+		fi
 	   }
-	:: atomic { ph == PH_IDLE && j > SLOW_OPS -> final_check() };
-	   break
+	:: ph == PH_END || (me != ME_SLOW && ph == PH_IDLE && j == NOPS) ->
+		break
 	od
 }
+
+#ifdef KICK
+/*
+ * The irq_work's handler, tq_kick(), in hard interrupt context on the CPU
+ * that queued it; and the hrtimer's, tq_clock_fire().
+ */
+proctype kick()
+{
+	byte kt;
+
+	do
+	:: atomic {
+		kickq && kph == 0 ->
+		kickq = 0;
+#ifndef BUG_ARM_UNLOCKED
+		/* tq_clock_kick(): @min_time read inside arm_lock */
+		if
+		:: mintime != NOTIME -> clock_set(mintime, 0)
+		:: else
+		fi;
+		kph = 2
+#else
+		/*
+		 * Planted (issue 18.4): no arm_lock; @min_time and @armed
+		 * read, @armed written, and hrtimer_start() after.
+		 */
+		kt = mintime;
+		if
+		:: kt < armed -> armed = kt; kph = 1
+		:: else -> kt = 0; kph = 2
+		fi
+#endif
+	   }
+#ifdef BUG_ARM_UNLOCKED
+	:: atomic { kph == 1 -> hrt = kt; kt = 0; kph = 2 }
+#endif
+	:: atomic {
+		/* the work for the hand-offs; the waiters woken */
+		kph == 2 ->
+		if
+		:: llen > 0 -> workq = 1
+		:: else
+		fi;
+		kph = 0
+	   }
+	/* the hrtimer fires: queue_work() */
+	:: atomic { hrt <= tick -> hrt = NOTIME; workq = 1 }
+	:: atomic { kph == 0 && !kickq && the_end } -> break
+	od
+}
+#endif
 
 /* Place node @n at time @c (4: in no queue); @h: the head holds a node. */
 inline place(pn, pc, phd)
@@ -298,6 +473,23 @@ inline init_ghost(gt)
 	lastreq[gt] = SLOT_INIT
 }
 
+/*
+ * A request on timer @it for time @iw, handed off before the processes
+ * start, by a fast slot @is that no process uses.
+ */
+inline init_request(it, iw, is)
+{
+	want[it] = iw;
+	want_id[it] = is;
+	prec[is] = INITBIT;
+	pending[it] = 1;
+	ll[llen] = it;
+	llen++;
+	onll[it] = 1;
+	retd[it] = retd[it] | (1 << is);
+	effprec[it] = effprec[it] | INITBIT
+}
+
 init
 {
 	byte me = ME_INIT;
@@ -312,16 +504,39 @@ init
 		hd = 0;
 		hd2 = 1;
 		fo = 2;
+		fbucket = 0;
 		/* The timers are alike: timer 0 is no later than timer 1. */
 #ifdef INIT_FIXED
-		c0 = INIT_C0; c1 = INIT_C1; c2 = INIT_C2; fbucket = 0;
+		c0 = INIT_C0; c1 = INIT_C1; c2 = INIT_C2;
 #elif defined(SCOPE_HANDOFF)
 		/* timer 0 in no queue, near, or far */
 		if :: c0 = 1 :: c0 = 2 :: c0 = 4 fi;
 		c1 = 4;
 		c2 = 4;
-		fbucket = 0;
 		retired[1] = 1;		/* timer 1 is not used */
+#elif defined(SCOPE_DOORS)
+		/*
+		 * The plain node the minimum, timer 1 alone in a far bucket
+		 * (its minimum found by a WALK), and requests for timer 1
+		 * there and timer 0 before it, oldest first.
+		 */
+		c0 = 4; c1 = 3; c2 = 0;
+#elif defined(SCOPE_EXPIRY)
+		/*
+		 * Timer 0 due, and a timer whose owner never calls alone in a
+		 * far bucket, found by a WALK once timer 0 has gone.
+		 */
+		c0 = 0; c1 = 4; c2 = 3;
+		retired[1] = 1;
+		tick = 1;
+#elif defined(SCOPE_ROOM)
+		/* Timer 0 overdue: it holds the clock back a tick. */
+		c0 = 0; c1 = 4; c2 = 4;
+		retired[0] = 1;
+		tick = 1;
+#elif defined(SCOPE_ARMING)
+		/* A far timer whose owner never calls; the clock is current. */
+		c0 = 4; c1 = 4; c2 = 3;
 #else
 		if :: c0 = 0 :: c0 = 1 :: c0 = 2 :: c0 = 3 :: c0 = 4 fi;
 		c1 = c0;
@@ -353,12 +568,32 @@ init
 		check_queue();
 		init_ghost(0);
 		init_ghost(1);
+#ifdef SCOPE_DOORS
+		init_request(1, 3, 0);
+		init_request(0, 2, 1);
+#endif
+#ifdef KICK
+		/* the hrtimer set for the minimum */
+		armed = mintime;
+		hrt = mintime;
+#endif
 		c0 = 0;
 		c1 = 0;
 		c2 = 0;
 		h = 0;
+		slow_busy = NSLOW;
+#if NFAST > 0
 		run fast(ME_F0, 0);
+#endif
+#if NFAST > 1
 		run fast(ME_F1, 1);
-		run slow()
+#endif
+		run slow(ME_SLOW);
+#if NSLOW > 1
+		run slow(ME_SLOW2);
+#endif
+#ifdef KICK
+		run kick()
+#endif
 	}
 }
