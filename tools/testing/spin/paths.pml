@@ -350,21 +350,31 @@ inline room_begin(rbt, rbset)
 	if
 	:: rbt - HZ + 1 <= tick -> r_target = rbt - HZ + 1; ph = PH_ROOM
 	:: else ->
-		/* -ERANGE: the call is refused */
+		/* -ERANGE, for tq_timer_set(): tq_arm() refuses the time */
 		assert(rbset);
 		r_set = 0;
-		retd[tt] = retd[tt] | (1 << sslot);
+#ifndef BUG_SET_ROOM_LATE
+		slow_start()
+#else
 		ph_fin = FIN_END;
 		s_fin = 1
+#endif
 	fi
 }
 
-/* Room made: tq_apply() clears PENDING and reads ->want again. */
+/*
+ * Room made: tq_timer_set() drains (see tq_slow_begin_drained()), and
+ * tq_apply() clears PENDING and reads ->want again.
+ */
 inline room_done()
 {
 	r_target = 0;
 	if
+#ifndef BUG_SET_ROOM_LATE
+	:: r_set -> r_set = 0; slow_start()
+#else
 	:: r_set -> r_set = 0; timer_set_arm(); ph_fin = FIN_END; s_fin = 1
+#endif
 	:: else ->
 #ifndef BUG_APPLY_NO_RETAKE
 		ph = PH_RECLEAR
@@ -441,15 +451,27 @@ inline slow_body()
 		:: else ->
 			if
 			:: op == OP_ARM && !shut[tt] ->
-#ifdef CLOCK
+#if !defined(CLOCK)
+				timer_set_arm()
+#elif !defined(BUG_SET_ROOM_LATE)
+				/* the room was made before the drain; or -ERANGE */
+				if
+				:: !INWIN(MAX(xv, now)) ->
+					retd[tt] = retd[tt] | (1 << sslot)
+				:: else -> timer_set_arm()
+				fi
+#else
+				/*
+				 * Planted: room made after the drain and the check
+				 * of PENDING, as at 4de2718; a fast update in its
+				 * door lands after the call.
+				 */
 				if
 				:: !INWIN(MAX(xv, now)) ->
 					s_fin = 0;
 					room_begin(xv, 1)
 				:: else -> timer_set_arm()
 				fi
-#else
-				timer_set_arm()
 #endif
 			:: op == OP_ARM && shut[tt] ->
 				retd[tt] = retd[tt] | (1 << sslot)
@@ -601,7 +623,17 @@ inline slow_finish()
 		r_target = 0;
 		tm = 0;
 		ph_fin = (ph_fin == FIN_START -> FIN_CAUGHT : FIN_EXP_CAUGHT)
+#ifndef BUG_SET_ROOM_LATE
+	   /* tq_slow_begin_drained(): room for the time, then the drain */
+	   :: ph_fin == FIN_CAUGHT && op == OP_ARM && !INWIN(MAX(xv, now)) ->
+		room_begin(xv, 1);
+		break
+	   :: ph_fin == FIN_CAUGHT && !(op == OP_ARM && !INWIN(MAX(xv, now))) ->
+		slow_start();
+		break
+#else
 	   :: ph_fin == FIN_CAUGHT -> slow_start(); break
+#endif
 	   :: ph_fin == FIN_EXP_CAUGHT -> expire_take()
 	   :: ph_fin == FIN_TAKEN ->
 #ifdef BUG_RUNNING_LATE
@@ -669,6 +701,14 @@ inline slow_step()
 		/* tq_clock_run(): WRITE_ONCE(clock->running, NULL) */
 		if
 		:: ph_fin == FIN_EXP -> running = NIL
+		:: else
+		fi;
+		/*
+		 * The arm of BUG_SET_ROOM_LATE takes effect in the hold after
+		 * this door: the requests that returned before it are older.
+		 */
+		if
+		:: ph_fin == FIN_ROOM && r_set -> sprec = retd[tt] | INITBIT
 		:: else
 		fi;
 #endif
