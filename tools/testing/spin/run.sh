@@ -62,7 +62,7 @@ bugs=(
 	"BUG_MIN_UNLOCKED|doors"
 	"BUG_WAIT_SPINS|livelock"
 	"BUG_APPLY_NO_RETAKE|room"
-	"BUG_SET_ROOM_LATE|room"
+	"BUG_SET_ROOM_LATE|expiry"
 )
 
 start=$SECONDS

@@ -129,27 +129,32 @@
 
 /* The scopes' configurations (run.sh; "Scopes" above). */
 #ifdef SCOPE_DOORS
-#define NFAST		0
+#define NFAST		1
+#define FAST0_CALLS	1
 #define NSLOW		2
 #define TQ_HOLD		1
 #endif
 #ifdef SCOPE_EXPIRY
 #define CLOCK
-#define NFAST		0
+#define KICK
+#define NFAST		1
+#define FAST0_CALLS	1
 #define NSLOW		2
 #define TQ_HOLD		1
 #endif
 #ifdef SCOPE_ROOM
 #define CLOCK
+#define KICK
 #define NFAST		1
+#define FAST0_CALLS	2
 #define NSLOW		2
 #define TQ_HOLD		1
-#define FAST0_CALLS	1
 #endif
 #ifdef SCOPE_ARMING
 #define CLOCK
 #define KICK
 #define NFAST		1
+#define FAST0_CALLS	2
 #define NSLOW		1
 #endif
 #if defined(SCOPE_DOORS) || defined(SCOPE_EXPIRY) || defined(SCOPE_ROOM) || \
@@ -239,10 +244,15 @@ inline slow_choose()
 	if
 	:: me == ME_SLOW -> op = OP_WORK
 	:: me == ME_SLOW -> op = OP_DELMIN
+	:: me == ME_SLOW -> op = OP_DLT; xv = now + 2
 	:: me == ME_SLOW2 -> op = OP_DELMIN
 	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + 1
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + 3
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + 2
 	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 0
 	:: me == ME_SLOW2 && DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1
+	:: me == ME_SLOW2 && DSYNC_OK(1) -> op = OP_DSYNC; tt = 1; retired[1] = 1
+	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 0
 	:: me == ME_SLOW2 -> op = OP_FIRST
 	fi
 #elif defined(SCOPE_EXPIRY)
@@ -260,12 +270,17 @@ inline slow_choose()
 	:: me == ME_SLOW -> op = OP_WORK
 	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + 1
 	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + HZ
+	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 1
+	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 1
 	fi
 #elif defined(SCOPE_ARMING)
 	/* timer 0 armed earlier than the fast path's timer 1, or deleted */
 	if
 	:: op = OP_ARM; tt = 0; xv = now + 1
+	:: op = OP_ARM; tt = 0; xv = now + 2
+	:: op = OP_ARM; tt = 1; xv = now + 1
 	:: op = OP_DELETE; tt = 1
+	:: DSYNC_OK(1) -> op = OP_DSYNC; tt = 1; retired[1] = 1
 	:: op = OP_WORK
 	fi
 #else
@@ -569,8 +584,8 @@ init
 		init_ghost(0);
 		init_ghost(1);
 #ifdef SCOPE_DOORS
-		init_request(1, 3, 0);
-		init_request(0, 2, 1);
+		init_request(1, 3, 2);
+		init_request(0, 2, 3);
 #endif
 #ifdef KICK
 		/* the hrtimer set for the minimum */
