@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * module/paths.c: the slow side's locking and calls, the hand-off and its
- * drain, delete_sync/shutdown_sync, and the fast path's three lanes and
- * fast min. Function names are the code's; comments say where the model
- * departs from it.
+ * module/paths.c and module/clock.c: the slow side's locking and calls,
+ * their doors, the hand-off and its drain, the waits of the timer calls,
+ * delete_sync/shutdown_sync, the expiry and the arming of the hrtimer of
+ * a clocked queue, and the fast path's three lanes and fast min. Function
+ * names are the code's; comments say where the model departs from it.
  *
  * Steps. Each atomic block is one step, in which a process touches only
  * what the locks it holds guard, plus one racy access (a read of a word
@@ -12,12 +13,20 @@
  * change, so the accesses to it may be moved next to the racy access of
  * the step; that is the usual reduction, and it is why a whole critical
  * section may be one step. Lock acquisitions are steps of their own: a
- * trylock's failure depends on what the others hold at that moment.
- * Where the code reads two racy words back to back and acts on both, the
- * model reads them in one step, but for @min and @min_time on the
- * bucket_lock-only paths, which it reads in two steps in either order (the
- * near lane writes both while such a path runs; on a weakly ordered CPU
- * the reader may see either new value alone).
+ * trylock's failure depends on what the others hold at that moment. So
+ * is the near lane's tq_try_next_in_calendar(), which takes bucket_lock
+ * and drops it before the update writes @min. arm_lock is taken and
+ * dropped within a step: what it guards, the hrtimer and @armed, only
+ * those steps touch, and each has one racy access at most (the irq_work's
+ * read of @min_time). Where the code reads two racy words back to back
+ * and acts on both, the model reads them in one step, but for @min and
+ * @min_time on the bucket_lock-only paths, which it reads in two steps in
+ * either order (the near lane writes both while such a path runs; on a
+ * weakly ordered CPU the reader may see either new value alone).
+ *
+ * Waits. A call that sleeps (tq_wait_request(), tq_clock_wait()) blocks
+ * until the condition it waits for is true, as if every change of that
+ * condition were followed by the wake-up the code calls.
  *
  * Memory order: sequentially consistent, which is what the barriers the
  * code relies on provide for the accesses they order: test_and_set_bit()

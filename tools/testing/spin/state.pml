@@ -2,13 +2,16 @@
 /*
  * The state of the model: one queue (module/queue.c's struct timeq, less
  * what the protocol never looks at), its three locks, two timers and a
- * plain node, the hand-off list, and the ghost state the properties need.
- * timeq.pml says what the model covers, its bounds and its limits.
+ * third node, the hand-off list, a clocked queue's clock state, and the
+ * ghost state the properties need. timeq.pml says what the model covers,
+ * its bounds and its limits.
  */
 
 /* --- bounds: see "Bounds" in timeq.pml --- */
 
-#define NODES		3	/* nodes 0 and 1 are timers, node 2 is plain */
+#define NODES		3	/* nodes 0 and 1 are timers, node 2 is plain
+				 * (on a clocked queue, a timer whose owner
+				 * never calls) */
 #define TIMERS		2
 #define PLAIN		2
 #define NIL		3	/* "no node": q->min == NULL */
