@@ -17,8 +17,8 @@
 #                 module/paths.c with fast and slow threads under
 #                 ThreadSanitizer, and adversarial sequences against the
 #                 bound on node visits per lock hold (tools/testing/queue)
-#   spin          the spin model of module/paths.c's protocol: each scope
-#                 searched exhaustively, each planted bug caught
+#   spin          the spin model of module/paths.c's and clock.c's protocol:
+#                 each scope searched exhaustively, each planted bug caught
 #                 (tools/testing/spin)
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers

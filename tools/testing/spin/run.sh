@@ -93,8 +93,8 @@ verify() {
 	local name=$1 mode=$2 dir=$out/$1 t0=$SECONDS opt=-O0 cflags pflags
 	shift 2
 	case $mode in
-	safety) cflags=-DSAFETY pflags= ;;
-	full) cflags= pflags= ;;
+	safety) cflags=-DSAFETY pflags='' ;;
+	full) cflags='' pflags='' ;;
 	livelock) cflags=-DNP pflags=-l ;;
 	esac
 	if [ "$name" = regions ]; then

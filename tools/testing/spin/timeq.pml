@@ -216,8 +216,9 @@
  *    delta > 1 (bucket lists out of time order, FIFO among equal times),
  *    the bitmaps, more than two timers, more than two callers of a kind;
  *  - the clock moving (so tq_clock_make_room() never finds a time beyond
- *    the horizon here, and tq_apply() never pushes a request back), the fast path's own clock running ahead of the slow
- *    side's, expire_budget and the expiry queueing itself again, and
+ *    the horizon here, and tq_apply() never pushes a request back), the
+ *    fast path's own clock running ahead of the slow side's,
+ *    expire_budget and the expiry queueing itself again, and
  *    timeq_expire() taking turns with the work under the @expiry mutex;
  *  - callbacks that arm or delete timers, timeq_timer_move(), two
  *    irq_work handlers at once on two CPUs (one runs here at a time,
