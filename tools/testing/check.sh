@@ -17,8 +17,8 @@
 #                 module/paths.c with fast and slow threads under
 #                 ThreadSanitizer, and adversarial sequences against the
 #                 bound on node visits per lock hold (tools/testing/queue)
-#   spin          the spin model of module/paths.c's protocol: each scope
-#                 searched exhaustively, each planted bug caught
+#   spin          the spin model of module/paths.c's and clock.c's protocol:
+#                 each scope searched exhaustively, each planted bug caught
 #                 (tools/testing/spin)
 #   explore-*     the interleaving explorer over the real queue.c, paths.c
 #                 and clock.c (tools/testing/explore): every scenario

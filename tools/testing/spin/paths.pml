@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * module/paths.c: the slow side's locking and calls, the hand-off and its
- * drain, delete_sync/shutdown_sync, and the fast path's three lanes and
- * fast min. Function names are the code's; comments say where the model
- * departs from it.
+ * module/paths.c and module/clock.c: the slow side's locking and calls,
+ * their doors, the hand-off and its drain, the waits of the timer calls,
+ * delete_sync/shutdown_sync, the expiry and the arming of the hrtimer of
+ * a clocked queue, and the fast path's three lanes and fast min. Function
+ * names are the code's; comments say where the model departs from it.
  *
  * Steps. Each atomic block is one step, in which a process touches only
  * what the locks it holds guard, plus one racy access (a read of a word
@@ -12,12 +13,20 @@
  * change, so the accesses to it may be moved next to the racy access of
  * the step; that is the usual reduction, and it is why a whole critical
  * section may be one step. Lock acquisitions are steps of their own: a
- * trylock's failure depends on what the others hold at that moment.
- * Where the code reads two racy words back to back and acts on both, the
- * model reads them in one step, but for @min and @min_time on the
- * bucket_lock-only paths, which it reads in two steps in either order (the
- * near lane writes both while such a path runs; on a weakly ordered CPU
- * the reader may see either new value alone).
+ * trylock's failure depends on what the others hold at that moment. So
+ * is the near lane's tq_try_next_in_calendar(), which takes bucket_lock
+ * and drops it before the update writes @min. arm_lock is taken and
+ * dropped within a step: what it guards, the hrtimer and @armed, only
+ * those steps touch, and each has one racy access at most (the irq_work's
+ * read of @min_time). Where the code reads two racy words back to back
+ * and acts on both, the model reads them in one step, but for @min and
+ * @min_time on the bucket_lock-only paths, which it reads in two steps in
+ * either order (the near lane writes both while such a path runs; on a
+ * weakly ordered CPU the reader may see either new value alone).
+ *
+ * Waits. A call that sleeps (tq_wait_request(), tq_clock_wait()) blocks
+ * until the condition it waits for is true, as if every change of that
+ * condition were followed by the wake-up the code calls.
  *
  * Memory order: sequentially consistent, which is what the barriers the
  * code relies on provide for the accesses they order: test_and_set_bit()
@@ -36,16 +45,6 @@
 
 /* --- the slow side's locks --- */
 
-/*
- * tq_lock(): blocking, in the order head_lock, head2_lock, bucket_lock;
- * the first two as one step (see tq_try_locked()).
- */
-inline tq_lock()
-{
-	atomic { hl == 0 -> assert(h2l == 0); hl = me; h2l = me };
-	atomic { bl == 0 -> bl = me; budget = TQ_HOLD }
-}
-
 /* tq_unlock(), inside a step. */
 inline tq_release()
 {
@@ -57,30 +56,93 @@ inline tq_release()
 	check_quiet()
 }
 
-/* tq_arm(), at a time already clamped to the clock. */
+#ifdef KICK
+/*
+ * tq_clock_set(), with arm_lock held: the hrtimer for @cst if that is
+ * earlier than @armed, cancelled for NOTIME; @csspent: it has fired, or
+ * is set for a time that has passed.
+ */
+inline clock_set(cst, csspent)
+{
+	if
+	:: csspent -> armed = NOTIME
+	:: else
+	fi;
+	if
+	:: cst == NOTIME ->
+		if
+		:: armed != NOTIME -> hrt = NOTIME	/* hrtimer_try_to_cancel() */
+		:: else
+		fi;
+		armed = NOTIME
+	:: cst != NOTIME && cst < armed -> armed = cst; hrt = cst	/* hrtimer_start() */
+	:: else
+	fi
+}
+#endif
+
+#ifdef CLOCK
+/*
+ * tq_clock_arm() under every lock: the work if timers are due, and the
+ * hrtimer for the minimum. arm_lock is taken and dropped within the step,
+ * which is one: nothing else it guards is touched by a process that holds
+ * none of the queue's locks but the irq_work, whose step is one as well.
+ */
+inline clock_arm(caspent)
+{
+	if
+	:: DUE_ANY -> workq = 1
+	:: else
+	fi;
+#ifdef KICK
+	if
+	:: min == NIL && pend != P_NONE
+	:: else -> clock_set(mintime, caspent)
+	fi
+#endif
+}
+
+/* The first timer of the due list: any of the earliest. */
+inline due_first(dfres)
+{
+	q_tmp = NOTIME;
+	if
+	:: due[0] && ntime[0] < q_tmp -> q_tmp = ntime[0]
+	:: else
+	fi;
+	if
+	:: due[1] && ntime[1] < q_tmp -> q_tmp = ntime[1]
+	:: else
+	fi;
+	if
+	:: due[2] && ntime[2] < q_tmp -> q_tmp = ntime[2]
+	:: else
+	fi;
+	if
+	:: due[0] && ntime[0] == q_tmp -> dfres = 0
+	:: due[1] && ntime[1] == q_tmp -> dfres = 1
+	:: due[2] && ntime[2] == q_tmp -> dfres = 2
+	fi;
+	q_tmp = 0
+}
+#endif
+
+/*
+ * tq_arm(), at a time already clamped to the clock; a timer whose
+ * callback is due leaves the due list for the queue.
+ */
 inline tq_arm(amt, amv)
 {
 	if
 	:: own[amt] != O_NONE -> q_update(amt, amv, q_ret)
-	:: else -> q_insert(amt, amv, q_ret)
+	:: else ->
+#ifdef CLOCK
+		due[amt] = 0;
+#endif
+		q_insert(amt, amv, q_ret)
 	fi;
 	assert(q_ret == R_APPLIED);
 	q_ret = 0
-}
-
-/* tq_drain(), for one timer: the request in ->want, that @dawid wrote. */
-inline drain_apply(dat, daw, dawid)
-{
-	TOUCH(dat);
-	if
-	:: !shut[dat] ->
-		tm = MAX(daw, now);
-		tq_arm(dat, tm);
-		drain_point(dat, dawid, tm + 1);
-		tm = 0
-	:: else
-	fi;
-	indrain[dat] = 0
 }
 
 /* --- tq_far_ok(), with bucket_lock held, in two steps --- */
@@ -142,7 +204,7 @@ inline far_ok_b(fbn, fbt, fbdel)
 
 /* --- the slow side: every call, one skeleton --- */
 
-/* The slow process's calls (op), on timer tt or the plain node, at xv. */
+/* The slow processes' calls (op), on timer tt or the plain node, at xv. */
 #define OP_WORK		0	/* tq_work(): the work item, draining */
 #define OP_ARM		1	/* timeq_timer_arm() */
 #define OP_DELETE	2	/* timeq_timer_delete() */
@@ -153,9 +215,10 @@ inline far_ok_b(fbn, fbt, fbdel)
 #define OP_NDELETE	7	/* timeq_delete() of the plain node */
 #define OP_DELMIN	8	/* timeq_delete_min() */
 #define OP_DLT		9	/* timeq_del_less_than(q, xv, NULL, NULL) */
+#define OP_FIRST	10	/* timeq_first(), as TIMEQ_MIN calls it */
 
 /*
- * Where the slow process is (ph). Every step is one atomic block guarded
+ * Where a slow process is (ph). Every step is one atomic block guarded
  * by its phase; a phase that holds every lock runs to the next access
  * another process can see (a lock taken or dropped, the hand-off list,
  * PENDING, ->want) in one step: what the locks guard, no one else sees.
@@ -169,27 +232,218 @@ inline far_ok_b(fbn, fbt, fbdel)
 #define PH_LOCK_BL	5	/* bucket_lock, a step of pending work */
 #define PH_DRAIN	6	/* tq_drain(): the next timer taken */
 #define PH_CLEAR	7	/* BUG_DRAIN_EARLY_READ: PENDING after ->want */
-#define PH_APPLY	8	/* the request in ->want */
+#define PH_APPLY	8	/* tq_apply(): the request in ->want */
 #define PH_POST		9	/* the call has returned; the owner frees */
+#define PH_WAIT		10	/* asleep: tq_wait_request(), tq_clock_wait() */
+#define PH_FAR_C	11	/* BUG_SETTLE_NULL_FIRST: the far read of @min */
+#define PH_FIRST	12	/* BUG_MIN_UNLOCKED: timeq_min(), no lock */
+#define PH_RETAKE	13	/* tq_apply(): PENDING taken back for a door */
+#define PH_ROOM		14	/* tq_clock_make_room(): a batch, or a door */
+#define PH_RECLEAR	15	/* tq_apply() again: PENDING cleared */
+#define PH_CALLBACK	16	/* the expiry runs a callback, no lock held */
+#define PH_END		17	/* the checks are done */
+#define PH_FAR_D	18	/* BUG_SETTLE_NULL_FIRST: the far write of @min */
 
-/* After a step of pending work with nothing left (ph_fin): */
-#define FIN_START	1	/* tq_slow_begin() is done: take the hand-offs */
+/*
+ * What a slow process does once no work is pending (ph_fin), after a
+ * step of pending work that leaves none; work left means a door: unlock,
+ * lock again, and on.
+ */
+#define FIN_START	1	/* tq_slow_begin(): on to the hand-offs */
 #define FIN_DRAIN	2	/* the drain goes on */
 #define FIN_END		3	/* tq_slow_end(): unlock */
+#define FIN_RELOCK	4	/* tq_relock() in the drain: then the drain */
+#define FIN_CAUGHT	5	/* tq_slow_begin() caught the clock up */
+#define FIN_EXP		6	/* a turn of the expiry: catch up, take */
+#define FIN_EXP_CAUGHT	7	/* the clock caught up: take a timer */
+#define FIN_TAKEN	8	/* a timer taken: unlock, its callback */
+#define FIN_ROOM	9	/* making room goes on */
 
-#define SLOW_LOCALS	byte op, tt, xv, sslot, sprec, ph, ph_fin, j; \
+/* What a call sleeps for (s_wait). */
+#define W_REQ		1	/* tq_wait_request(): PENDING, or a push */
+#define W_RUN		2	/* tq_clock_wait(): the callback of tt */
+
+#ifdef CLOCK
+#define WAIT_DONE	((s_wait == W_REQ && (!pending[tt] || llen > 0)) || \
+			 (s_wait == W_RUN && running != tt))
+#else
+#define WAIT_DONE	(!pending[tt] || llen > 0)
+#endif
+
+#define SLOW_LOCALS	byte op, tt, xv, sslot, sprec, ph, ph_fin, j, s_wait; \
 			byte d_n, d_0, d_1, d_i, d_t, d_w, d_wid; \
-			bit s_more, s_fin
+			byte r_w, r_wid, r_target, e_n; \
+			bit s_more, s_fin, r_set
+
+/*
+ * tq_apply(): the request in ->want, that @dawid wrote, read with PENDING
+ * clear. On a clocked queue a time beyond the window first needs room
+ * (PH_RETAKE).
+ */
+inline drain_apply(dat, daw, dawid)
+{
+	TOUCH(dat);
+	if
+	:: shut[dat] -> indrain[dat] = 0
+#ifdef CLOCK
+	:: !shut[dat] && !INWIN(MAX(daw, now)) ->
+#ifndef BUG_DEFERRED_DROPPED
+		r_w = daw;
+		r_wid = dawid;
+		ph = PH_RETAKE
+#else
+		/* Planted (issue 18.5): tq_arm()'s -ERANGE ignored, dropped. */
+		indrain[dat] = 0
+#endif
+#endif
+	:: else ->
+		tm = MAX(daw, now);
+		tq_arm(dat, tm);
+		drain_point(dat, dawid, tm + 1);
+		tm = 0;
+		indrain[dat] = 0
+	fi
+}
+
+/*
+ * A timer call found PENDING set once it had drained: a request in flight
+ * (set, not yet pushed; pushed since; or held by another caller's drain
+ * in a door). tq_slow_end(), then sleep until PENDING is clear or a
+ * request is on the list (tq_wait_request()), and the call again.
+ */
+inline wait_request()
+{
+#ifndef BUG_WAIT_SPINS
+	s_wait = W_REQ
+#else
+	/* Planted (issue 18.7): cond_resched() and the call again, a spin. */
+	s_more = 1
+#endif
+}
+
+/* timeq_first(): NULL only for an empty queue (TIMEQ_MIN's ENODATA). */
+inline first_ok()
+{
+	assert(min != NIL || (own[0] == O_NONE && own[1] == O_NONE &&
+			      own[2] == O_NONE))
+}
+
+/*
+ * tq_timer_set() once the hand-offs are applied and no request is in
+ * flight, and the window holds the time: the timer is looked at again
+ * (tq_timer_refuse()), and armed.
+ */
+inline timer_set_arm()
+{
+	if
+	:: !shut[tt] ->
+		tm = MAX(xv, now);
+		tq_arm(tt, tm);
+		inplace_point(tt, sslot, sprec, tm + 1);
+		tm = 0
+	:: else
+	fi;
+	retd[tt] = retd[tt] | (1 << sslot)
+}
+
+#ifdef CLOCK
+/*
+ * tq_room() for a time beyond the window: tq_clock_make_room() towards
+ * @rbt, for tq_timer_set() if @rbset, else for tq_apply(). With a fixed
+ * tick only tq_timer_set() can ask beyond the horizon: the fast path
+ * lets through only times within it.
+ */
+inline room_begin(rbt, rbset)
+{
+	r_set = rbset;
+	if
+	:: rbt - HZ + 1 <= tick -> r_target = rbt - HZ + 1; ph = PH_ROOM
+	:: else ->
+		/* -ERANGE, for tq_timer_set(): tq_arm() refuses the time */
+		assert(rbset);
+		r_set = 0;
+#ifndef BUG_SET_ROOM_LATE
+		slow_start()
+#else
+		ph_fin = FIN_END;
+		s_fin = 1
+#endif
+	fi
+}
+
+/*
+ * Room made: tq_timer_set() drains (see tq_slow_begin_drained()), and
+ * tq_apply() clears PENDING and reads ->want again.
+ */
+inline room_done()
+{
+	r_target = 0;
+	if
+#ifndef BUG_SET_ROOM_LATE
+	:: r_set -> r_set = 0; slow_start()
+#else
+	:: r_set -> r_set = 0; timer_set_arm(); ph_fin = FIN_END; s_fin = 1
+#endif
+	:: else ->
+#ifndef BUG_APPLY_NO_RETAKE
+		ph = PH_RECLEAR
+#else
+		/* Planted: the time read before the door is armed. */
+		tm = MAX(r_w, now);
+		tq_arm(d_t, tm);
+		drain_point(d_t, r_wid, tm + 1);
+		tm = 0;
+		indrain[d_t] = 0;
+		d_t = 0;
+		r_w = 0;
+		r_wid = 0;
+		ph_fin = FIN_DRAIN;
+		s_fin = 1
+#endif
+	fi
+}
+
+/*
+ * tq_clock_take(): the first due timer, else the minimum if it is due;
+ * then its callback, or, with none, the end of the expiry: the hrtimer
+ * taken as spent (the work's run), unlock.
+ */
+inline expire_take()
+{
+	if
+	:: DUE_ANY -> due_first(e_n); assert(ntime[e_n] <= tick); due[e_n] = 0
+	:: !DUE_ANY && min != NIL && mintime <= tick -> q_delete_min(e_n)
+	:: else -> e_n = NIL
+	fi;
+	if
+	:: e_n != NIL ->
+#ifndef BUG_RUNNING_LATE
+		/* published in the lock hold of the removal */
+		running = e_n;
+#endif
+		ph_fin = FIN_TAKEN
+	:: else ->
+		e_n = 0;
+		clock_arm(1);
+		tq_release();
+		ph = PH_POST;
+		ph_fin = 0;
+		break
+	fi
+}
+#endif
 
 /*
  * What each call does under every lock, once the pending work is done and
- * (for a timer call) the hand-offs are applied; s_more: all of it again.
- * The plain node's insert and update are tq_arm() (it is in no queue, or
- * in this one); delete_min is del_less_than(min + 1) with a batch of one,
- * which is __timeq_delete_min() once.
+ * (for a timer call) the hand-offs are applied; then tq_slow_end(), but
+ * for making room. The plain node's insert and update are tq_arm() (it is
+ * in no queue, or in this one); delete_min is del_less_than(min + 1) with
+ * a batch of one, which is __timeq_delete_min() once.
  */
 inline slow_body()
 {
+	ph_fin = FIN_END;
+	s_fin = 1;
 	if
 	:: op == OP_WORK
 	:: op >= OP_ARM && op <= OP_SHUTDOWN ->
@@ -197,37 +451,75 @@ inline slow_body()
 		if
 #ifndef BUG_SET_NO_WAIT
 		/*
-		 * tq_timer_set(), timeq_timer_delete(): PENDING after the
-		 * drain is a hand-off in flight between test_and_set_bit() and
-		 * llist_add() (or one pushed since): cond_resched(), and the
-		 * whole call again.
+		 * tq_slow_begin_drained(), for tq_timer_set() and
+		 * timeq_timer_delete(): a request in flight.
 		 */
 		:: (op == OP_ARM || op == OP_DELETE) && pending[tt] ->
-			s_more = 1
+			wait_request()
 #endif
 		:: else ->
 			if
 			:: op == OP_ARM && !shut[tt] ->
-				/* tq_timer_set() */
-				tm = MAX(xv, now);
-				tq_arm(tt, tm);
-				inplace_point(tt, sslot, sprec, tm + 1);
-				tm = 0
-			:: op == OP_ARM && shut[tt]
+#if !defined(CLOCK)
+				timer_set_arm()
+#elif !defined(BUG_SET_ROOM_LATE)
+				/* the room was made before the drain; or -ERANGE */
+				if
+				:: !INWIN(MAX(xv, now)) ->
+					retd[tt] = retd[tt] | (1 << sslot)
+				:: else -> timer_set_arm()
+				fi
+#else
+				/*
+				 * Planted: room made after the drain and the check
+				 * of PENDING, as at 4de2718; a fast update in its
+				 * door lands after the call.
+				 */
+				if
+				:: !INWIN(MAX(xv, now)) ->
+					s_fin = 0;
+					room_begin(xv, 1)
+				:: else -> timer_set_arm()
+				fi
+#endif
+			:: op == OP_ARM && shut[tt] ->
+				retd[tt] = retd[tt] | (1 << sslot)
 			:: op != OP_ARM ->
-				/* timeq_timer_delete(), tq_delete_sync() */
+				/* tq_disarm(): off the due list, or the queue */
+#ifdef CLOCK
+				if
+				:: due[tt] -> due[tt] = 0
+				:: else -> q_delete(tt, q_ret); q_ret = 0
+				fi;
+#else
 				q_delete(tt, q_ret);
 				q_ret = 0;
-				inplace_point(tt, sslot, sprec, 0);
-#ifndef BUG_SYNC_NO_WAIT
-				/* PENDING: a hand-off in flight; cond_resched(), again */
-				s_more = (op >= OP_DSYNC && pending[tt])
-#else
-				/* Planted: a hand-off in flight is not waited for. */
-				skip
 #endif
-			fi;
-			retd[tt] = retd[tt] | (1 << sslot)
+				if
+#ifdef CLOCK
+				/* tq_delete_sync(): its callback, else PENDING */
+				:: op >= OP_DSYNC && running == tt ->
+					s_wait = W_RUN
+#ifndef BUG_SYNC_NO_WAIT
+				:: op >= OP_DSYNC && running != tt && pending[tt] ->
+					wait_request()
+#endif
+#elif !defined(BUG_SYNC_NO_WAIT)
+				:: op >= OP_DSYNC && pending[tt] -> wait_request()
+#endif
+				:: else
+				fi;
+				/*
+				 * It takes effect in the pass that returns: a
+				 * request held elsewhere may land between two.
+				 */
+				if
+				:: s_wait == 0 && !s_more ->
+					inplace_point(tt, sslot, sprec, 0);
+					retd[tt] = retd[tt] | (1 << sslot)
+				:: else
+				fi
+			fi
 		fi
 	:: op == OP_INSERT || op == OP_UPDATE -> tq_arm(PLAIN, xv)
 	:: op == OP_NDELETE ->
@@ -239,13 +531,14 @@ inline slow_body()
 		if
 		:: op == OP_DELMIN && min == NIL
 		:: op == OP_DELMIN && min != NIL ->
-			q_del_less_than(mintime + 1, 1, tm);
+			q_del_less_than(mintime + 1, 1, tm, 0);
 			tm = 0
 		:: op == OP_DLT ->
-			q_del_less_than(xv, TQ_HOLD, tm);
+			q_del_less_than(xv, TQ_HOLD, tm, 0);
 			s_more = (tm > 0 || now < xv);
 			tm = 0
 		fi
+	:: op == OP_FIRST -> first_ok()
 	fi
 }
 
@@ -284,32 +577,89 @@ inline slow_start()
 	ph = PH_DRAIN
 }
 
+/* The call has returned. */
+inline slow_done()
+{
+	ph = PH_POST;
+	ph_fin = 0;
+	sprec = 0;
+	if
+	:: op == OP_SHUTDOWN -> retired[tt] = 1
+	:: else
+	fi
+}
+
 /*
- * A step of pending work (tq_finish()), then on to ph_fin: each hold has
- * its budget; work left means unlock and lock again.
+ * tq_slow_end(): tq_changed(), unlock; then a wait and the call again,
+ * the call again (s_more), the work's expiry, or the return.
+ */
+inline slow_end()
+{
+#ifdef CLOCK
+	clock_arm(0);
+#endif
+	tq_release();
+	if
+	:: s_wait != 0 -> ph = PH_WAIT
+	:: s_wait == 0 && s_more -> s_more = 0; ph = PH_LOCK; ph_fin = FIN_START
+#ifdef CLOCK
+	/* tq_clock_expire(): the turns of tq_clock_run(), each from tq_lock() */
+	:: s_wait == 0 && !s_more && op == OP_WORK -> ph = PH_LOCK; ph_fin = FIN_EXP
+#endif
+	:: else -> slow_done()
+	fi
+}
+
+/*
+ * tq_finish() and what follows it, in the same step: steps of pending
+ * work, each hold with its budget; work left means a door (unlock, and
+ * lock again). With none left, on to ph_fin.
  */
 inline slow_finish()
 {
-	tq_step();
-	if
-	:: pend != P_NONE -> tq_release(); ph = PH_LOCK
-	:: pend == P_NONE && ph_fin == FIN_START -> slow_start()
-	:: pend == P_NONE && ph_fin == FIN_DRAIN -> ph = PH_DRAIN
-	:: pend == P_NONE && ph_fin == FIN_END ->
-		/* tq_slow_end(): unlock; s_more: the call starts again */
+	do
+	:: tq_step();
+	   if
+	   :: pend != P_NONE -> tq_release(); ph = PH_LOCK; break
+	   :: else
+	   fi;
+	   if
+#ifdef CLOCK
+	   :: ph_fin == FIN_START || ph_fin == FIN_EXP ->
+		/* tq_clock_catch_up(), then tq_finish() */
+		r_target = MIN(tick, mintime);
+		q_del_less_than(r_target, 0, tm, 0);
+		r_target = 0;
+		tm = 0;
+		ph_fin = (ph_fin == FIN_START -> FIN_CAUGHT : FIN_EXP_CAUGHT)
+#ifndef BUG_SET_ROOM_LATE
+	   /* tq_slow_begin_drained(): room for the time, then the drain */
+	   :: ph_fin == FIN_CAUGHT && op == OP_ARM && !INWIN(MAX(xv, now)) ->
+		room_begin(xv, 1);
+		break
+	   :: ph_fin == FIN_CAUGHT && !(op == OP_ARM && !INWIN(MAX(xv, now))) ->
+		slow_start();
+		break
+#else
+	   :: ph_fin == FIN_CAUGHT -> slow_start(); break
+#endif
+	   :: ph_fin == FIN_EXP_CAUGHT -> expire_take()
+	   :: ph_fin == FIN_TAKEN ->
+#ifdef BUG_RUNNING_LATE
+		/* Planted (issue 18.1): published after tq_finish()'s doors. */
+		running = e_n;
+#endif
 		tq_release();
-		if
-		:: s_more -> s_more = 0; ph = PH_LOCK; ph_fin = FIN_START
-		:: else ->
-			ph = PH_POST;
-			ph_fin = 0;
-			sprec = 0;
-			if
-			:: op == OP_SHUTDOWN -> retired[tt] = 1
-			:: else
-			fi
-		fi
-	fi
+		ph = PH_CALLBACK;
+		break
+	   :: ph_fin == FIN_ROOM -> ph = PH_ROOM; break
+#else
+	   :: ph_fin == FIN_START -> slow_start(); break
+#endif
+	   :: ph_fin == FIN_DRAIN || ph_fin == FIN_RELOCK -> ph = PH_DRAIN; break
+	   :: ph_fin == FIN_END -> slow_end(); break
+	   fi
+	od
 }
 
 /* The slow process's steps; its loop runs one per iteration. */
@@ -329,14 +679,25 @@ inline slow_step()
 		:: else
 		fi;
 		if
-		:: fok && op == OP_NDELETE -> q_delete(PLAIN, q_ret); q_ret = 0;
-			ph = PH_POST
-		:: fok && op != OP_NDELETE -> tq_arm(PLAIN, xv); ph = PH_POST
+		:: fok -> q_far_op(PLAIN, xv, op == OP_NDELETE); ph = PH_POST
 		:: else -> ph = PH_LOCK; ph_fin = FIN_START
 		fi;
 		fok = 0;
+#ifdef BUG_SETTLE_NULL_FIRST
+		if
+		:: ph == PH_POST -> ph = PH_FAR_C
+		:: else -> bl = 0; check_quiet()
+		fi
+	:: ph == PH_FAR_C -> q_far_old_read(PLAIN, op == OP_NDELETE); ph = PH_FAR_D
+	:: ph == PH_FAR_D ->
+		q_far_old_min(PLAIN);
+		bl = 0;
+		check_quiet();
+		ph = PH_POST
+#else
 		bl = 0;
 		check_quiet()
+#endif
 	:: ph == PH_LOCK ->
 		assert(h2l == 0);
 		hl = me;
@@ -345,11 +706,35 @@ inline slow_step()
 	:: ph == PH_LOCK_BL ->
 		bl = me;
 		budget = TQ_HOLD;
+#ifdef CLOCK
+		/* tq_clock_run(): WRITE_ONCE(clock->running, NULL) */
+		if
+		:: ph_fin == FIN_EXP -> running = NIL
+		:: else
+		fi;
+		/*
+		 * The arm of BUG_SET_ROOM_LATE takes effect in the hold after
+		 * this door: the requests that returned before it are older.
+		 */
+		if
+		:: ph_fin == FIN_ROOM && r_set -> sprec = retd[tt] | INITBIT
+		:: else
+		fi;
+#endif
+#ifndef BUG_RELOCK_NO_FINISH
 		s_fin = 1
+#else
+		/* Planted (issue 18.3): relocked, the drain applies at once. */
+		if
+		:: ph_fin == FIN_RELOCK -> ph = PH_DRAIN
+		:: else -> s_fin = 1
+		fi
+#endif
 	:: ph == PH_DRAIN && d_i < d_n && budget == 0 ->
+		/* tq_relock(): a door; the requests not applied keep PENDING */
 		tq_release();
 		ph = PH_LOCK;
-		ph_fin = FIN_DRAIN
+		ph_fin = FIN_RELOCK
 	:: ph == PH_DRAIN && d_i < d_n && budget > 0 ->
 		d_t = (d_i == 0 -> d_0 : d_1);
 		d_i++;
@@ -370,7 +755,7 @@ inline slow_step()
 		ph = PH_APPLY
 #endif
 	:: ph == PH_APPLY ->
-		/* READ_ONCE(timer->want); tq_arm(); tq_finish() */
+		/* READ_ONCE(timer->want), SHUTDOWN; tq_arm(); tq_finish() */
 #ifndef BUG_DRAIN_EARLY_READ
 		drain_apply(d_t, want[d_t], want_id[d_t]);
 #else
@@ -378,17 +763,76 @@ inline slow_step()
 		d_w = 0;
 		d_wid = 0;
 #endif
-		d_t = 0;
-		ph_fin = FIN_DRAIN;
-		s_fin = 1
+		if
+		:: ph == PH_APPLY -> d_t = 0; ph_fin = FIN_DRAIN; s_fin = 1
+		:: else
+		fi
 	:: ph == PH_DRAIN && d_i >= d_n ->
 		d_n = 0;
 		d_0 = 0;
 		d_1 = 0;
 		d_i = 0;
-		slow_body();
-		ph_fin = FIN_END;
+		slow_body()
+	:: ph == PH_WAIT ->
+		/* woken, the condition true: the call again */
+		s_wait = 0;
+		ph = PH_LOCK;
+		ph_fin = FIN_START
+#ifdef CLOCK
+	:: ph == PH_RETAKE ->
+		TOUCH(d_t);
+#ifndef BUG_APPLY_NO_RETAKE
+		/*
+		 * test_and_set_bit(PENDING): a fast update in the door joins
+		 * this request. Taken already: a new request carries the
+		 * latest time, and this one is done.
+		 */
+		if
+		:: pending[d_t] ->
+			indrain[d_t] = 0;
+			d_t = 0;
+			r_w = 0;
+			r_wid = 0;
+			ph_fin = FIN_DRAIN;
+			s_fin = 1
+		:: else -> pending[d_t] = 1; room_begin(r_w, 0)
+		fi
+#else
+		/* Planted: PENDING left clear across the door. */
+		room_begin(r_w, 0)
+#endif
+	:: ph == PH_ROOM && now >= r_target -> room_done()
+	:: ph == PH_ROOM && now < r_target && budget == 0 ->
+		/* tq_relock(): a door */
+		tq_release();
+		ph = PH_LOCK;
+		ph_fin = FIN_ROOM
+	:: ph == PH_ROOM && now < r_target && budget > 0 ->
+		/* a batch of due timers onto the due list, then tq_finish() */
+		q_del_less_than(r_target, NODES, tm, 1);
+		tm = 0;
+		ph_fin = FIN_ROOM;
 		s_fin = 1
+	:: ph == PH_RECLEAR ->
+		/* clear_bit(PENDING), and ->want read again */
+		TOUCH(d_t);
+		pending[d_t] = 0;
+		r_w = 0;
+		r_wid = 0;
+		ph = PH_APPLY
+	:: ph == PH_CALLBACK ->
+		/* tq_clock_late() and the callback read the timer */
+		TOUCH(e_n);
+		e_n = 0;
+		ph = PH_LOCK;
+		ph_fin = FIN_EXP
+#endif
+#ifdef BUG_MIN_UNLOCKED
+	:: ph == PH_FIRST ->
+		/* Planted (issue 18.6): timeq_min(), under no lock. */
+		first_ok();
+		ph = PH_POST
+#endif
 	fi;
 	/* then tq_finish(), in the same step */
 	if
@@ -418,9 +862,41 @@ inline slow_step()
 #define F_PUSH		11	/* llist_add() */
 #define F_MIN		12	/* timeq_fast_min(): head_lock */
 #define F_MIN_READ	13	/* its read */
+#define F_UPDATE	14	/* tq_fast_near(): the update, after the trylock */
+#define F_SETTLE	15	/* BUG_SETTLE_NULL_FIRST: the rest of tq_settle() */
+#define F_FAR_C		16	/* BUG_SETTLE_NULL_FIRST: the far read of @min */
+#define F_FAR_D		17	/* BUG_SETTLE_NULL_FIRST: the far write of @min */
 
-#define FAST_LOCALS	byte fph, k, t, x, ret, slot, mprec, lane, f_len; \
+#define FAST_LOCALS	byte fph, k, t, x, ret, slot, mprec, lane, f_len, f_mt; \
 			bit f_pend, old
+
+#ifdef CLOCK
+/*
+ * tq_window() in a lane, after tq_fast_check(): a time beyond the window
+ * of the queue's clock is judged by CLOCK_MONOTONIC, and only the slow
+ * side can make room for it.
+ */
+#define FAST_WINDOW	if \
+			:: ret == R_APPLIED && x >= now + HZ -> \
+				ret = (x < tick + HZ -> R_EAGAIN : R_ERANGE) \
+			:: else \
+			fi
+#else
+#define FAST_WINDOW	skip
+#endif
+
+#ifdef KICK
+/* irq_work_queue(&q->kick) */
+#define KICK_QUEUE	kickq = 1
+/* tq_fast_changed(): the minimum moved earlier than @f_mt */
+#define FAST_CHANGED	if \
+			:: mintime < f_mt -> kickq = 1 \
+			:: else \
+			fi
+#else
+#define KICK_QUEUE	skip
+#define FAST_CHANGED	skip
+#endif
 
 
 /*
@@ -459,7 +935,14 @@ inline tq_fast_check()
 		/* Planted: PENDING is only tested before the locks. */
 		ret = R_APPLIED
 #endif
+	fi;
+#ifdef CLOCK
+	/* on the due list: its link is in use, the slow side re-arms it */
+	if
+	:: ret == R_APPLIED && due[t] -> ret = R_EAGAIN
+	:: else
 	fi
+#endif
 }
 
 /* tq_fast_length() for the move of timer t to tm */
@@ -493,7 +976,9 @@ inline tq_fast_length()
  */
 inline tq_fast_locked()
 {
+	f_mt = mintime;
 	tq_fast_check();
+	FAST_WINDOW;
 	if
 	:: ret == R_APPLIED ->
 		tm = MAX(x, now);
@@ -522,22 +1007,40 @@ inline tq_fast_locked()
 		tq_fast_length();
 		if
 		:: f_len == F_LONG -> ret = R_EAGAIN
-		/* the near lane tries bucket_lock: tq_try_next_in_calendar() */
+		/*
+		 * The near lane tries bucket_lock: tq_try_next_in_calendar()
+		 * takes it, reads, and drops it before the update, which is
+		 * its next step (F_UPDATE).
+		 */
 		:: f_len == F_CHECK_NEXT &&
 		   (BCNT(now + 1) > 0 || (lane == L_NEAR && bl != 0)) ->
 			ret = R_EAGAIN
-		:: else ->
-			if
-			:: own[t] != O_NONE -> q_update(t, tm, q_ret)
-			:: else -> q_insert(t, tm, q_ret)
-			fi;
-			assert(q_ret == R_APPLIED);
-			q_ret = 0;
-			inplace_point(t, slot, retd[t] | INITBIT, tm + 1);
-			retd[t] = retd[t] | (1 << slot)
+		:: else
 		fi
 	:: else
 	fi
+}
+
+/*
+ * The update or insert in place, where the request takes effect; mprec,
+ * the requests older than it, was read when its checks passed under the
+ * lane's locks.
+ */
+inline tq_fast_apply()
+{
+#ifdef BUG_SETTLE_NULL_FIRST
+	q_split = (lane == L_NEAR);
+#endif
+	if
+	:: own[t] != O_NONE -> q_update(t, tm, q_ret)
+	:: else -> q_insert(t, tm, q_ret)
+	fi;
+	assert(q_ret == R_APPLIED);
+	q_ret = 0;
+	inplace_point(t, slot, mprec, tm + 1);
+	retd[t] = retd[t] | (1 << slot);
+	FAST_CHANGED;
+	f_mt = 0
 }
 
 /*
@@ -551,7 +1054,8 @@ inline fast_ret()
 	:: ret == R_DEFERRED ->
 		retd[t] = retd[t] | (1 << slot);
 		effprec[t] = effprec[t] | prec[slot]
-	:: ret == R_ESHUTDOWN -> retd[t] = retd[t] | (1 << slot)
+	:: ret == R_ESHUTDOWN || ret == R_ERANGE ->
+		retd[t] = retd[t] | (1 << slot)
 	:: else
 	fi;
 	t = 0;
@@ -565,6 +1069,45 @@ inline fast_ret()
 	ret = 0;
 	slot = 0;
 	fph = F_IDLE
+}
+
+/* The far lane's lock dropped: the call returns, or hands it off. */
+inline fast_far_end()
+{
+	if
+	:: ret == R_EAGAIN -> fph = F_HAND
+	:: else -> fast_ret()
+	fi
+}
+
+/* After the update: BUG_SETTLE_NULL_FIRST's settle may have a step left. */
+inline fast_applied()
+{
+#ifdef BUG_SETTLE_NULL_FIRST
+	if
+	:: q_split == 2 -> fph = F_SETTLE
+	:: else -> fast_body_end()
+	fi;
+	q_split = 0
+#else
+	fast_body_end()
+#endif
+}
+
+/* A lane's locks dropped: the call returns, or hands the update off. */
+inline fast_body_end()
+{
+	if
+	:: lane == L_CROSS -> bl = 0
+	:: else
+	fi;
+	h2l = 0;
+	hl = 0;
+	check_quiet();
+	if
+	:: ret == R_EAGAIN -> fph = F_HAND
+	:: else -> fast_ret()
+	fi
 }
 
 /* The first lock step of the lane fast_begin() chose, or the hand-off. */
@@ -591,16 +1134,29 @@ inline fast_step()
 	:: fph == F_BODY ->
 		tq_fast_locked();
 		if
-		:: lane == L_CROSS -> bl = 0
+		:: ret == R_APPLIED -> mprec = retd[t] | INITBIT
 		:: else
 		fi;
-		h2l = 0;
-		hl = 0;
-		check_quiet();
 		if
-		:: ret == R_EAGAIN -> fph = F_HAND
-		:: else -> fast_ret()
+		:: ret == R_APPLIED && lane == L_NEAR && f_len == F_CHECK_NEXT ->
+			fph = F_UPDATE
+		:: ret == R_APPLIED && (lane != L_NEAR || f_len != F_CHECK_NEXT) ->
+			tq_fast_apply();
+			fast_applied()
+		:: ret != R_APPLIED -> f_mt = 0; fast_body_end()
 		fi
+	:: fph == F_UPDATE ->
+		tq_fast_apply();
+		fast_applied()
+#ifdef BUG_SETTLE_NULL_FIRST
+	:: fph == F_SETTLE ->
+		/* the rest of the planted tq_settle(): head2's first */
+		tq_next_min(q_n);
+		tq_set_min(q_n);
+		q_n = 0;
+		q_far = 0;
+		fast_body_end()
+#endif
 	:: fph == F_FAR ->
 		if
 		:: bl == 0 -> bl = me; fph = F_FAR_A
@@ -608,6 +1164,7 @@ inline fast_step()
 		fi
 	:: fph == F_FAR_A ->
 		tq_fast_check();
+		FAST_WINDOW;
 		if
 		:: ret == R_APPLIED ->
 			tm = MAX(x, now);
@@ -627,27 +1184,44 @@ inline fast_step()
 		fi;
 		if
 		:: ret == R_APPLIED && fok ->
-			q_update(t, tm, q_ret);
-			assert(q_ret == R_APPLIED);
-			q_ret = 0;
+			/* __timeq_far_update() */
+			q_far_op(t, tm, 0);
 			inplace_point(t, slot, mprec, tm + 1);
 			retd[t] = retd[t] | (1 << slot)
 		:: ret == R_APPLIED && !fok -> ret = R_EAGAIN
 		:: else
 		fi;
 		fok = 0;
+#ifdef BUG_SETTLE_NULL_FIRST
+		if
+		:: ret == R_APPLIED -> fph = F_FAR_C
+		:: else -> bl = 0; check_quiet(); fast_far_end()
+		fi
+	:: fph == F_FAR_C -> q_far_old_read(t, 0); fph = F_FAR_D
+	:: fph == F_FAR_D ->
+		q_far_old_min(t);
 		bl = 0;
 		check_quiet();
-		if
-		:: ret == R_EAGAIN -> fph = F_HAND
-		:: else -> fast_ret()
-		fi
+		fast_far_end()
+#else
+		bl = 0;
+		check_quiet();
+		fast_far_end()
+#endif
 	:: fph == F_HAND ->
 		/* tq_handoff(); mprec is that of the call's first step */
 		TOUCH(t);
 		if
+#ifdef CLOCK
+		/* tq_window() from READ_ONCE(q->now), then the clock */
+		:: x >= now + HZ && x >= tick + HZ -> ret = R_ERANGE; fast_ret()
+		:: (x < now + HZ || x < tick + HZ) && shut[t] ->
+			ret = R_ESHUTDOWN; fast_ret()
+		:: (x < now + HZ || x < tick + HZ) && !shut[t] ->
+#else
 		:: shut[t] -> ret = R_ESHUTDOWN; fast_ret()
 		:: else ->
+#endif
 			ret = R_DEFERRED;
 			want[t] = x;
 			want_id[t] = slot;
@@ -665,7 +1239,11 @@ inline fast_step()
 	:: fph == F_RECHECK ->
 		TOUCH(t);
 		if
-		:: shut[t] -> pending[t] = 0; ret = R_ESHUTDOWN; fast_ret()
+		:: shut[t] ->
+			pending[t] = 0;
+			KICK_QUEUE;
+			ret = R_ESHUTDOWN;
+			fast_ret()
 #ifndef BUG_HANDOFF_STALE_WANT
 		:: else -> fph = F_REWRITE
 #else
@@ -685,6 +1263,7 @@ inline fast_step()
 		ll[llen] = t;
 		llen++;
 		onll[t] = 1;
+		KICK_QUEUE;
 		fast_ret()
 	:: fph == F_MIN ->
 		if

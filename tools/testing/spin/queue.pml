@@ -21,7 +21,8 @@
  * The callers declare QUEUE_LOCALS.
  */
 
-#define QUEUE_LOCALS	byte q_n, q_far, q_rel, q_moved, q_want, q_tmp, q_ret
+#define QUEUE_LOCALS	byte q_n, q_far, q_rel, q_moved, q_want, q_tmp, q_ret, \
+			q_split
 
 /* Put @n, in no list, in the list of owner word @o. */
 inline add_to(an, ao)
@@ -129,35 +130,32 @@ inline next_bucket(nres)
 	fi
 }
 
-/* tq_settle(): the next minimum, or the pending work that finds it. */
-inline tq_settle()
+/*
+ * tq_next_min(): the next minimum into @nres, or NIL with the pending work
+ * that finds it recorded.
+ */
+inline tq_next_min(nres)
 {
-	set_pend(P_NONE);
 	if
-	:: ACNT(hd) > 0 ->
-		first_of(hd, q_n);
-		tq_set_min(q_n)
+	:: ACNT(hd) > 0 -> first_of(hd, nres)
 	:: else ->
-		tq_set_min(NIL);
 		if
-		:: BCNT(now + 1) > 0 -> set_pend(P_PULL_NEXT)
+		:: BCNT(now + 1) > 0 -> set_pend(P_PULL_NEXT); nres = NIL
 		:: else ->
 			if
-			:: ACNT(hd2) > 0 ->
-				first_of(hd2, q_n);
-				tq_set_min(q_n)
+			:: ACNT(hd2) > 0 -> first_of(hd2, nres)
 			:: else ->
 				if
-				:: CALCNT == 0 && ACNT(fo) == 0 -> skip
+				:: CALCNT == 0 && ACNT(fo) == 0 -> nres = NIL
 				:: else ->
 					next_bucket(q_far);
 					if
 					:: ACNT(fo) > 0 &&
 					   (q_far == 0 || fbucket - now < q_far) ->
-						first_of(fo, q_n);
-						tq_set_min(q_n)
+						first_of(fo, nres)
 					:: else ->
 						pbucket = now + q_far;
+						nres = NIL;
 						if
 						/*
 						 * bucket_sorted: with delta = 1 every
@@ -166,8 +164,7 @@ inline tq_settle()
 						 * lets the bit be clear, so that the
 						 * far work below is still explored.
 						 */
-						:: any_in_bucket(pbucket, q_n);
-						   tq_set_min(q_n)
+						:: any_in_bucket(pbucket, nres)
 						:: BCNT(pbucket) <= TQ_WALK ->
 							set_pend(P_WALK)
 						:: BCNT(pbucket) > TQ_WALK ->
@@ -180,7 +177,36 @@ inline tq_settle()
 				fi
 			fi
 		fi
+	fi
+}
+
+/*
+ * tq_settle(): the next minimum, or the pending work that finds it,
+ * written to @min once. The near lane settles under head_lock and
+ * head2_lock only, while a bucket_lock holder may read @min: it must
+ * never see a NULL that stands for "not found yet".
+ */
+inline tq_settle()
+{
+	set_pend(P_NONE);
+#ifndef BUG_SETTLE_NULL_FIRST
+	tq_next_min(q_n);
+	tq_set_min(q_n);
+#else
+	/*
+	 * Planted (issue 18.2): NULL published first, then the search; the
+	 * near lane (q_split) does the rest in its next step, as another
+	 * CPU may see it.
+	 */
+	if
+	:: ACNT(hd) == 0 -> tq_set_min(NIL)
+	:: else
 	fi;
+	if
+	:: q_split && ACNT(hd) == 0 -> q_split = 2
+	:: else -> tq_next_min(q_n); tq_set_min(q_n)
+	fi;
+#endif
 	q_n = 0;
 	q_far = 0
 }
@@ -396,6 +422,46 @@ inline q_update(upn, upt, upr)
 	fi
 }
 
+/*
+ * __timeq_far_insert(), __timeq_far_update(), __timeq_far_delete(): for
+ * a bucket_lock holder that tq_far_ok() let through, so far to far and
+ * no earlier than the minimum; they neither read nor write @min.
+ */
+inline q_far_op(fon, fot, fodel)
+{
+	TOUCH(fon);
+	if
+	:: fodel -> tq_remove(fon)
+	:: else ->
+		if
+		:: own[fon] != O_NONE -> tq_unlink(fon)
+		:: else
+		fi;
+		assert(INWIN(fot));
+		ntime[fon] = fot;
+		tq_link(fon)
+	fi
+}
+
+/*
+ * BUG_SETTLE_NULL_FIRST's far operations, as the code was: they read
+ * @min and @min_time again, without head_lock, and took the node for the
+ * minimum if it was NULL or later (two steps: the read, then the write).
+ */
+inline q_far_old_read(frn, frdel)
+{
+	q_split = (!frdel && (min == NIL || ntime[frn] < mintime))
+}
+
+inline q_far_old_min(fmn)
+{
+	if
+	:: q_split -> min = fmn; mintime = ntime[fmn]
+	:: else
+	fi;
+	q_split = 0
+}
+
 /* __timeq_delete_min(): @res is the node removed, or NIL. */
 inline q_delete_min(dmres)
 {
@@ -427,16 +493,23 @@ inline q_delete_min(dmres)
 }
 
 /*
- * __timeq_del_less_than(t, max, NULL, NULL): @res nodes removed. delta is
- * one tick, so the share pulled after the clock moves is ceil(B' / 1).
+ * __timeq_del_less_than(t, max, fn, arg): @res nodes removed; @lt_due:
+ * fn is tq_clock_due(), which puts each on the due list. delta is one
+ * tick, so the share pulled after the clock moves is ceil(B' / 1).
  */
-inline q_del_less_than(lt_t, lt_max, lt_res)
+inline q_del_less_than(lt_t, lt_max, lt_res, lt_due)
 {
 	lt_res = 0;
 	do
 	:: pend == P_NONE && budget > 0 && lt_res < lt_max && min != NIL &&
 	   mintime < lt_t ->
 		q_delete_min(q_ret);
+#ifdef CLOCK
+		if
+		:: lt_due -> assert(ntime[q_ret] <= tick); due[q_ret] = 1
+		:: else
+		fi;
+#endif
 		lt_res++
 	:: else -> break
 	od;

@@ -7,23 +7,29 @@
  *    its list the one its time and the roles call for (I2, relaxed for
  *    the work pending between steps); with no work pending, I4, I5 and
  *    I6 (the cached minimum is a queued node of the least time).
+ *    timeq_fast_min() reads, under head_lock alone, a minimum no later
+ *    than any queued node, or none only with the queue empty or work
+ *    pending; timeq_first() reads none only with the queue empty.
  *
  * 2. Requests (the ghost masks of state.pml). A request is a call that
  *    asks for a timer's time: a fast update that is not refused, a slow
  *    timer_arm(), timer_delete() or delete_sync()/shutdown_sync(). Request
  *    r is older than request s when r returned before s began, for s
  *    handed off; before s entered its critical section, for s applied in
- *    place (the lane's locks for a fast update, all three for the slow
- *    side). That is linearizability with an in-place update taking effect
- *    under its locks and a hand-off anywhere within its call; the hand-off
- *    then takes effect when the slow path applies it ("latest wins"
- *    merges concurrent hand-offs, which are older than none of each
- *    other). Expiry (delete_min, del_less_than) is no request.
+ *    place: the lane's locks for a fast update (its ghost is taken when
+ *    its checks pass under them), the lock hold of all three in which it
+ *    takes effect for the slow side (a delete_sync() or shutdown_sync()
+ *    takes effect in its last pass, the one that returns). That is
+ *    linearizability with an in-place update taking effect under its
+ *    locks and a hand-off anywhere within its call; the hand-off then
+ *    takes effect when the slow path applies it ("latest wins" merges
+ *    concurrent hand-offs, which are older than none of each other).
+ *    Expiry (delete_min, del_less_than, the clock's) is no request.
  *
  *    P-a, "not out of order": the slow path never applies a handed-off
  *    request that is older than a request already applied
  *    (drain_point()).
- *    P-b, "not lost": once the fast processes are done and the slow path
+ *    P-b, "not lost": once the other processes are done and the slow path
  *    has drained, the request applied last is older than no request that
  *    took effect (final_check()); and the timer is where that request put
  *    it, or expired.
@@ -31,12 +37,19 @@
  *    A timer shut down must stay disarmed: tq_link() asserts that no
  *    path arms it, and final_check() that it is in no list.
  *
- * 3. Lifetimes: free_timer() asserts that no list, no hand-off list and no
- *    drain refers to the timer and no request is pending; TOUCH() (every
- *    access to a timer by the protocol) asserts that it is not freed.
+ * 3. Lifetimes: free_timer() asserts that no list (the due list too), no
+ *    hand-off list and no drain refers to the timer and no request is
+ *    pending; TOUCH() (every access to a timer by the protocol, a
+ *    callback's too) asserts that it is not freed.
  *
- * Deadlock: spin's own check for invalid end states. Every process ends;
- * one blocked on a lock for ever is an invalid end state.
+ * 4. The hrtimer of a clocked queue, at quiescence (final_check()): set
+ *    iff the queue holds a timer, and no later than the minimum.
+ *
+ * Waits: spin's own check for invalid end states. Every process ends; one
+ * blocked for ever, on a lock or in a sleeping wait whose condition never
+ * comes true, is an invalid end state. In the livelock mode (run.sh),
+ * a non-progress cycle is a process that can run for ever without the
+ * one it waits for ever running again.
  */
 
 /*
@@ -187,6 +200,9 @@ inline free_timer(ft)
 {
 	assert(own[ft] == O_NONE && mem[ft] == 0);
 	assert(!onll[ft] && !indrain[ft] && !pending[ft]);
+#ifdef CLOCK
+	assert(!due[ft]);
+#endif
 	freed[ft] = 1
 }
 
@@ -214,5 +230,19 @@ inline final_check()
 	c_code { now.queue_shape_ok = tq_counts_ok(); };
 	assert(queue_shape_ok);
 	final_timer(0);
-	final_timer(1)
+	final_timer(1);
+#ifdef CLOCK
+	/* the work has expired what was due, and runs no callback */
+	assert(!DUE_ANY && running == NIL);
+#endif
+#ifdef KICK
+	/*
+	 * At quiescence the hrtimer is set iff the queue holds a timer, and
+	 * no later than the minimum: none fires late.
+	 */
+	if
+	:: min == NIL -> assert(hrt == NOTIME)
+	:: else -> assert(hrt != NOTIME && hrt <= mintime)
+	fi
+#endif
 }

@@ -2,13 +2,16 @@
 /*
  * The state of the model: one queue (module/queue.c's struct timeq, less
  * what the protocol never looks at), its three locks, two timers and a
- * plain node, the hand-off list, and the ghost state the properties need.
- * timeq.pml says what the model covers, its bounds and its limits.
+ * third node, the hand-off list, a clocked queue's clock state, and the
+ * ghost state the properties need. timeq.pml says what the model covers,
+ * its bounds and its limits.
  */
 
 /* --- bounds: see "Bounds" in timeq.pml --- */
 
-#define NODES		3	/* nodes 0 and 1 are timers, node 2 is plain */
+#define NODES		3	/* nodes 0 and 1 are timers, node 2 is plain
+				 * (on a clocked queue, a timer whose owner
+				 * never calls) */
 #define TIMERS		2
 #define PLAIN		2
 #define NIL		3	/* "no node": q->min == NULL */
@@ -17,13 +20,24 @@
 
 #define TQ_STEP		1	/* TIMEQ_STEP: nodes per step of pending work */
 #define TQ_WALK		1	/* TIMEQ_WALK: far lists walked, not spread */
+#ifndef TQ_HOLD
 #define TQ_HOLD		2	/* TIMEQ_HOLD: node visits per lock hold */
+#endif
+
+/* Processes: fast ones, slow ones (0 is the work, 1 another caller). */
+#ifndef NFAST
+#define NFAST		2
+#endif
+#ifndef NSLOW
+#define NSLOW		1
+#endif
 
 /* Process numbers, as lock holders: 0 means free. */
 #define ME_F0		1
 #define ME_F1		2
 #define ME_SLOW		3
 #define ME_INIT		4
+#define ME_SLOW2	5
 
 /* q->pend (module/queue.h) */
 #define P_NONE		0
@@ -116,9 +130,12 @@ byte mem[NODES];
 
 /* A time a caller may ask for: from the clock up to the horizon. */
 #define PICK_X(v)	if :: v = now :: v = now + 1 :: v = now + 2 :: v = now + 3 fi
-#ifdef SCOPE_HANDOFF
+#if defined(SCOPE_HANDOFF) || defined(SCOPE_ARMING)
 /* the hand-off scope: a near time and a far one */
 #define PICK_FAST_X(v)	if :: v = now + 1 :: v = now + 2 fi
+#elif defined(SCOPE_ROOM)
+/* the next bucket, and a time beyond the lagging clock's window */
+#define PICK_FAST_X(v)	if :: v = now + 1 :: v = now + HZ fi
 #else
 /* the regions scope: the next bucket, and the last far one */
 #define PICK_FAST_X(v)	if :: v = now + 1 :: v = now + 3 fi
@@ -145,6 +162,40 @@ byte busy[TIMERS];	/* fast updates of the timer running now */
 bit retired[TIMERS];	/* the owner lets no fast update start any more */
 bit freed[TIMERS];	/* the owner freed it */
 byte fast_done;		/* fast processes that have finished */
+byte slow_busy;		/* slow processes that have calls left to make */
+
+#ifdef CLOCK
+/*
+ * --- a clocked queue (module/clock.c) ---
+ *
+ * @tick is CLOCK_MONOTONIC in ticks, fixed for a scope: time does not
+ * pass, but the queue's clock may lag it. A node on the due list (@due)
+ * is in no list of the queue (owner word 0) and has TIMEQ_TIMER_DUE set;
+ * the list is in the order of time, and the model takes any of its
+ * earliest nodes as "the first". @running is clock->running, NIL for
+ * none. @workq: the work item is queued.
+ */
+byte tick;
+bit due[NODES];
+byte running = NIL;
+bit workq;
+
+#define DUE_ANY		(due[0] || due[1] || due[2])
+
+#ifdef KICK
+/*
+ * The hrtimer and the irq_work. @armed is clock->armed and @hrt the time
+ * the hrtimer is really set for, NOTIME for TQ_UNARMED and for not set;
+ * @kickq: the irq_work is queued (IRQ_WORK_PENDING), and cleared when
+ * its handler starts, as irq_work_run_list() does.
+ */
+byte armed = NOTIME;
+byte hrt = NOTIME;
+bit kickq;
+byte kph;		/* where the irq_work's handler is (timeq.pml) */
+bit the_end;		/* the checks are done: the irq_work process ends */
+#endif
+#endif
 
 /* Every access to a timer's fields by the protocol. */
 #define TOUCH(t)	assert((t) >= TIMERS || !freed[t])

@@ -1,37 +1,75 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A Promela model of timeq's concurrency protocol (module/paths.c over
- * module/queue.c), for spin. tools/testing/spin/run.sh checks it; see
- * "Running" below.
+ * A Promela model of timeq's concurrency protocol (module/paths.c and
+ * module/clock.c over module/queue.c), for spin. tools/testing/spin/run.sh
+ * checks it; see "Running" below.
  *
  * What it covers
  * --------------
  *
- * One queue with its three spinlocks (head_lock, head2_lock,
- * bucket_lock), two timers and one plain node, and three processes, each
- * a CPU: two run the fast path (timeq_fast_update() through its near, far
- * and cross lanes and the hand-off; timeq_fast_min()), one runs the slow
- * side (tq_work() draining the hand-offs, timeq_timer_arm(),
- * timeq_timer_delete(), timeq_delete_sync(), timeq_shutdown_sync(),
- * timeq_insert()/update()/delete() of the plain node with tq_far_ok()'s
- * bucket_lock-only path, timeq_delete_min(), timeq_del_less_than()), and
- * then, once the fast processes are done, one last run of the work item
- * and the final checks. paths.pml models paths.c step by step under the
- * code's own function names; queue.pml abstracts queue.c (regions, roles,
- * counts and the pending work done in budgeted steps, not the lists);
- * state.pml is the state; spec.pml the properties: the queue's shape
- * whenever every lock is free, the minimum that timeq_fast_min() reads,
+ * The code of 4de2718 (the fixes of issue 18), but for the order of
+ * tq_timer_set(), which makes room in the window before its drain, as
+ * 40e1b32 on the races branch does: 4de2718's order is a defect this
+ * model finds (BUG_SET_ROOM_LATE). The rest of 40e1b32 is not followed
+ * yet: tq_apply() making room before it first clears PENDING, with a
+ * budget unit for each further pass; tq_clock_make_room() waiting for the
+ * slow side's clock to reach the fast path's; the due list's owner tag
+ * (TQ_TAG_OUT) for TIMEQ_TIMER_DUE; tq_relock()'s wake-up; and
+ * clear_bit_unlock() in the drain.
+ *
+ * One queue with its three spinlocks (head_lock, head2_lock, bucket_lock),
+ * two timers and a third node, and these processes, each a CPU:
+ *
+ *  - one or two fast processes: timeq_fast_update() through its near, far
+ *    and cross lanes and the hand-off, and timeq_fast_min();
+ *  - one or two slow processes: tq_work() (the drain, and on a clocked
+ *    queue the expiry), timeq_timer_arm(), timeq_timer_delete(),
+ *    timeq_delete_sync(), timeq_shutdown_sync(), timeq_insert()/update()/
+ *    delete() of the third node with tq_far_ok()'s bucket_lock-only path,
+ *    timeq_delete_min(), timeq_del_less_than(), timeq_first(); then, once
+ *    every other process is done, the first runs the work the kicks (or
+ *    the hrtimer) queued, and the final checks;
+ *  - on a clocked queue (module/clock.c), where the third node is a timer
+ *    whose owner never calls: the irq_work's handler, tq_kick(), and the
+ *    hrtimer's firing, as a process of their own. Modelled there: the due
+ *    list, tq_clock_catch_up(), tq_clock_make_room(), tq_apply() taking
+ *    PENDING back to make room, the expiry (tq_clock_run() publishing
+ *    @running before tq_finish(), each callback reading its timer with no
+ *    lock held), delete_sync()'s wait for @running, and the arming of the
+ *    hrtimer by the slow side and by the irq_work, both under arm_lock.
+ *
+ * Every door of module/paths.c ("Doors": a lock dropped inside an
+ * operation) is a point where the other processes run: tq_finish()
+ * between two steps of pending work; tq_relock() in the drain and in
+ * tq_clock_make_room(), which finishes others' pending work; and the
+ * passes of a call that waits or loops. Whatever is published there is
+ * seen by the other lock holders: @pend set with @min NULL, a near-lane
+ * insert made during far work, requests detached from the hand-off list
+ * that keep PENDING (a timer call on one sleeps until PENDING is clear or
+ * a request is on the list), a timer on the due list, @running. tq_settle()
+ * writes @min once, while the far paths may read it; the far paths' own
+ * operations neither read nor write it.
+ *
+ * paths.pml models paths.c and clock.c step by step under the code's own
+ * function names; queue.pml abstracts queue.c (regions, roles, counts and
+ * the pending work done in budgeted steps, not the lists); state.pml is
+ * the state; spec.pml the properties: the queue's shape whenever every
+ * lock is free, the minimum that timeq_fast_min() and timeq_first() read,
  * P-a "no hand-off applied out of order", P-b "no request lost", a timer
- * shut down stays disarmed, no timer freed while anything refers to it
- * or touched after it is freed, every write under the lock that guards
- * it, and (spin's own check) no invalid end state: no process blocked on
- * a lock for ever.
+ * shut down stays disarmed, no timer freed while anything refers to it or
+ * touched after it is freed, every write under the lock that guards it,
+ * the hrtimer at quiescence set iff the queue holds a timer and no later
+ * than the minimum, and no process waiting for ever, blocked (an invalid
+ * end state) or, in the livelock mode, running (a non-progress cycle).
  *
  * Bounds: delta = 1 tick and M = horizon = 4, so a bucket is one time;
- * TIMEQ_STEP = TIMEQ_WALK = 1 and TIMEQ_HOLD = 2 (state.pml), so that
+ * TIMEQ_STEP = TIMEQ_WALK = 1 and TIMEQ_HOLD = 2 (1 where a scope says
+ * so, so that every removal and every request ends a lock hold), so that
  * pending work (PULL_NEXT, PULL_HEAD, WALK, EVICT, RESOLVE) can span more
  * than one lock hold with three nodes. The fast processes make
- * FAST0_CALLS and FAST1_CALLS calls, the slow one SLOW_OPS calls.
+ * FAST0_CALLS and FAST1_CALLS calls, the first slow process SLOW_OPS
+ * calls and the second one. A clocked queue's CLOCK_MONOTONIC (@tick) is
+ * fixed for a scope.
  *
  * Scopes (run.sh; each searched exhaustively, with -DCOLLAPSE)
  * ------
@@ -41,7 +79,7 @@
  *		process 1 one; the slow process makes one timer call (the
  *		work, arm, delete, delete_sync, shutdown_sync) or a
  *		delete_min, then the final work. The hand-off, its drain,
- *		the timer calls and the lifetimes.
+ *		the timer calls and their waits, the lifetimes.
  *   regions	-DSLOW_OPS=1 -DFAST0_CALLS=1: every start of the three
  *		nodes (in no queue, in the head, the next bucket, a far
  *		bucket or the focus), one fast update or fast min per fast
@@ -55,7 +93,36 @@
  *		can be inserted into that bucket before a delete_min whose
  *		pull of the head then takes two lock holds, against
  *		timeq_fast_min().
- *   end-states	the handoff scope built without -DSAFETY.
+ *   doors	-DSCOPE_DOORS, TIMEQ_HOLD = 1: the plain node the minimum,
+ *		timer 1 alone in a far bucket (found by a WALK), and hand-offs
+ *		of timer 1 there and of timer 0 before it on the list at the
+ *		start; one fast update of either timer; slow process 0 runs
+ *		the work, a delete_min or a del_less_than, slow process 1 a
+ *		timer call on either timer, a delete_min or timeq_first().
+ *		Two slow callers in each other's doors.
+ *   expiry	-DSCOPE_EXPIRY, clocked, TIMEQ_HOLD = 1, the tick one ahead of
+ *		the queue's clock: timer 0 due, the third node alone in a
+ *		far bucket (found by a WALK once timer 0 has gone); one fast
+ *		update of timer 0; slow process 0 runs the work, slow
+ *		process 1 is timer 0's owner: delete_sync, shutdown_sync,
+ *		timer_delete, or timer_arm beyond the window. The expiry
+ *		against delete_sync, making room against the expiry.
+ *   room	-DSCOPE_ROOM, clocked, TIMEQ_HOLD = 1, the tick one ahead:
+ *		timer 0 due, holding the queue's clock back; two fast
+ *		updates of timer 1, near or beyond the lagging window; slow
+ *		process 0 runs the work, slow process 1 is timer 1's owner:
+ *		timer_arm near or beyond the window, timer_delete or
+ *		shutdown_sync. Making room, for the drain and for the owner,
+ *		with fast updates in its doors.
+ *   arming	-DSCOPE_ARMING, clocked, the tick the queue's clock (nothing
+ *		falls due): the third node far; two fast updates of timer 1,
+ *		which may move the minimum earlier and kick; one slow call:
+ *		timer_arm of timer 0 or timer 1, timer_delete or delete_sync
+ *		of timer 1, or the work. The irq_work against the slow side.
+ *   livelock	the doors scope, built with -DNP and searched for
+ *		non-progress cycles (pan -l), with no fairness: a spinning
+ *		wait may starve what it waits for, as SCHED_FIFO on one CPU
+ *		does. (This search does not look for invalid end states.)
  *
  * Without flags the model is a larger regions scope (two fast calls by
  * process 0, two slow calls), which does not finish in minutes. SLOW_ONLY
@@ -68,64 +135,172 @@
  *   BUG_DRAIN_EARLY_READ	tq_drain() reads ->want before it clears
  *				PENDING (the clear_bit() and
  *				smp_mb__after_atomic() ordering lost).
+ *				handoff.
  *   BUG_HANDOFF_STALE_WANT	tq_handoff() pushes without writing ->want
  *				again after winning test_and_set_bit().
+ *				handoff.
  *   BUG_SET_NO_WAIT		tq_slow_begin_drained() does not wait for a
  *				hand-off in flight (tq_timer_set(),
- *				timeq_timer_delete()).
+ *				timeq_timer_delete()). handoff.
  *   BUG_SYNC_NO_WAIT		tq_delete_sync() returns while PENDING is
- *				set.
+ *				set. handoff.
  *   BUG_NO_PENDING_RECHECK	tq_fast_check() does not test PENDING under
- *				the lane's locks.
+ *				the lane's locks. handoff.
  *   BUG_NEAR_NO_REGION_CHECK	tq_fast_near() does not re-check that the
  *				node is near (tq_is_far()) under its locks.
+ *				regions.
  *   BUG_FAR_NO_REGION_CHECK	tq_far_ok() does not check that the node is
- *				far: the paper's race.
+ *				far: the paper's race. regions.
  *   BUG_FAR_MOVES_MIN		tq_far_ok() lets the minimum move under
- *				bucket_lock alone.
+ *				bucket_lock alone. regions.
  *   BUG_STALE_MIN		__timeq_delete_min() leaves @min naming the
  *				removed node while PULL_HEAD is pending.
+ *				pull.
+ *   BUG_RUNNING_LATE		issue 18.1: tq_clock_run() publishes
+ *				@running after tq_finish(), whose door lets
+ *				delete_sync() return while the expiry holds
+ *				the timer, whose callback then reads it
+ *				freed. expiry.
+ *   BUG_SETTLE_NULL_FIRST	issue 18.2: tq_settle() publishes NULL, then
+ *				(the near lane's next step) finds head2's
+ *				first; the far operations read @min again and
+ *				take their node for the minimum on NULL. A
+ *				far node becomes the minimum. regions.
+ *   BUG_RELOCK_NO_FINISH	issue 18.3: the drain's relock applies the
+ *				next request without finishing the pending
+ *				work another caller left; its WALK then
+ *				takes the walked bucket's node over an
+ *				earlier one the drain inserted. doors.
+ *   BUG_ARM_UNLOCKED		issue 18.4: tq_clock_kick() without arm_lock,
+ *				reading @min_time and @armed and writing
+ *				@armed, then starting the hrtimer in a step
+ *				of its own: the hrtimer is left later than
+ *				the minimum. arming.
+ *   BUG_DEFERRED_DROPPED	issue 18.5: tq_apply() drops a request beyond
+ *				the lagging clock's window (tq_arm()'s
+ *				-ERANGE ignored): P-b. room.
+ *   BUG_MIN_UNLOCKED		issue 18.6: TIMEQ_MIN's timeq_first() is
+ *				timeq_min() again, read with no lock: NULL
+ *				for a queue with work pending. doors.
+ *   BUG_WAIT_SPINS		issue 18.7: the waits for a request in
+ *				flight spin (cond_resched() and the call
+ *				again) rather than sleep. livelock.
+ *   BUG_APPLY_NO_RETAKE	tq_apply() makes room with PENDING clear and
+ *				arms the time it read before the door: an
+ *				update applied in the door (a timer_arm(), a
+ *				fast update in place) is undone by the older
+ *				request (P-a). room.
+ *   BUG_SET_ROOM_LATE		tq_timer_set() makes room after its drain
+ *				and its check of PENDING, as at 4de2718: a
+ *				fast update that returns in that door lands
+ *				after the call (P-a). expiry.
  *
- * Three of these were real: the last, and the two hand-off races behind
- * BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this model found in
- * the code and which the code now fixes.
+ * Three of the first nine were real: BUG_STALE_MIN, and the two hand-off
+ * races behind BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this
+ * model found in the code. Those of issue 18 were real at a28c087, where
+ * the model could not see them; BUG_SET_ROOM_LATE is real at 4de2718,
+ * where it does. Issue 18.8 (data races by the kernel's definition) is
+ * KCSAN's (below).
  *
  * Limits
  * ------
  *
- * Memory order is sequentially consistent. That is what the barriers the
- * code relies on give the accesses they order (paths.pml, "Memory
- * order"), but the model does not check that the barriers are there or
- * suffice, bar the one BUG_DRAIN_EARLY_READ removes. Steps are atomic as
- * paths.pml's "Steps" says: a lock holder's accesses to what the lock
- * guards are merged into one step. Not modelled: the clocked queue
- * (clock.c: the hrtimer, callbacks, tq_clock_*), so delete_sync's wait
- * for a running callback is not checked; the irq_work and the workqueue
- * (the slow process runs the work when it chooses to, and once at the
- * end); a fast path interrupting the slow side on the same CPU, which
- * spin_lock_bh() excludes in the code (so a fast path that blocked on a
- * lock, rather than trying it, would deadlock only there, and the model
- * cannot see it); timeq_destroy(); list order and FIFO among equal
- * times (queue.pml takes any node of a list); the bitmaps; whether a
- * bucket list is in time order (bucket_sorted: always, with delta = 1;
- * the model lets tq_settle() take either branch); times beyond
- * the window; more than two timers, one queue, and the bounds above. The
+ * The model is a hand-written abstraction: that the C code does what it
+ * says is for tools/testing/explore, which runs module/queue.c, paths.c
+ * and clock.c themselves under a PCT scheduler with every lock, atomic
+ * bit operation, llist operation, wait and wake-up a scheduling point.
+ * Left to it:
+ *
+ *  - the wake-ups (paths.pml, "Waits"): one the code forgets is not seen;
+ *  - sizes: buckets, lock holds and steps of real length (TIMEQ_HOLD 64),
+ *    delta > 1 (bucket lists out of time order, FIFO among equal times),
+ *    the bitmaps, more than two timers, more than two callers of a kind;
+ *  - the clock moving (so tq_clock_make_room() never finds a time beyond
+ *    the horizon here, and tq_apply() never pushes a request back), the
+ *    fast path's own clock running ahead of the slow side's,
+ *    expire_budget and the expiry queueing itself again, and
+ *    timeq_expire() taking turns with the work under the @expiry mutex;
+ *  - callbacks that arm or delete timers, timeq_timer_move(), two
+ *    irq_work handlers at once on two CPUs (one runs here at a time,
+ *    each serialised by arm_lock anyway), a failed
+ *    hrtimer_try_to_cancel(), timeq_destroy() and @stopping, the device
+ *    (module/dev.c);
+ *  - more than one queue: a timer taken from one queue's due list by
+ *    another (40e1b32 gives it an owner, TQ_TAG_OUT);
+ *  - the priorities themselves: the livelock mode shows that a spinning
+ *    wait can run for ever while what it waits for never runs, which
+ *    SCHED_FIFO or PREEMPT_RT make happen; whether a scheduler does is
+ *    the explorer's PCT.
+ *
+ * Left to KCSAN (a debug kernel) and ThreadSanitizer (the userspace
+ * build): memory order. The model is sequentially consistent, which the
+ * barriers the code relies on give the accesses they order (paths.pml,
+ * "Memory order"); it checks neither that those barriers are there, bar
+ * the one BUG_DRAIN_EARLY_READ removes, nor that they suffice, nor any
+ * plain access racing another (issue 18.8): the drain's read of a timer's
+ * llist link before it clears PENDING, for one, is ordered here by
+ * assumption (40e1b32 found it unordered with TSan).
+ *
+ * Not modelled either: a fast path interrupting the slow side on the same
+ * CPU, which spin_lock_bh() excludes in the code (so a fast path that
+ * blocked on a lock, rather than trying it, would deadlock only there,
+ * and the model cannot see it); the lock-free retries of llist_add() and
+ * irq_work_queue(). Steps are atomic as paths.pml's "Steps" says. The
  * properties hold for these bounds only.
  *
  * Running
  * -------
  *
  *   tools/testing/spin/run.sh [NAME...]	every scope and planted bug,
- *					in build/spin/, as TAP
+ *					in build/spin/, as TAP, two
+ *					at a time (JOBS)
  *
  * or by hand, in a scratch directory:
  *
- *   spin -a -DSCOPE_HANDOFF -DSLOW_OPS=1 path/to/timeq.pml
- *   gcc -O0 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -m200000 -w24
- *   spin -t -p -g -DSCOPE_HANDOFF -DSLOW_OPS=1 path/to/timeq.pml
- *					(replays a trail; c_code is not
- *					replayed, ./pan -r does)
+ *   spin -a -DSCOPE_DOORS path/to/timeq.pml
+ *   cc -O0 -DCOLLAPSE -o pan pan.c && ./pan -m200000 -w24
+ *					(-DSAFETY for the safety scopes;
+ *					-DNP and ./pan -l for livelock)
+ *   ./pan -r				replays a trail, c_code and all
  */
+
+/* The scopes' configurations (run.sh; "Scopes" above). */
+#ifdef SCOPE_DOORS
+#define NFAST		1
+#define FAST0_CALLS	1
+#define NSLOW		2
+#define TQ_HOLD		1
+#endif
+#ifdef SCOPE_EXPIRY
+#define CLOCK
+#define KICK
+#define NFAST		1
+#define FAST0_CALLS	1
+#define NSLOW		2
+#define TQ_HOLD		1
+#endif
+#ifdef SCOPE_ROOM
+#define CLOCK
+#define KICK
+#define NFAST		1
+#define FAST0_CALLS	2
+#define NSLOW		2
+#define TQ_HOLD		1
+#endif
+#ifdef SCOPE_ARMING
+#define CLOCK
+#define KICK
+#define NFAST		1
+#define FAST0_CALLS	2
+#define NSLOW		1
+#endif
+#if defined(SCOPE_DOORS) || defined(SCOPE_EXPIRY) || defined(SCOPE_ROOM) || \
+    defined(SCOPE_ARMING)
+#define SCOPE_FIXED
+#ifndef SLOW_OPS
+#define SLOW_OPS	1
+#endif
+#endif
 
 #include "state.pml"
 #include "queue.pml"
@@ -141,6 +316,8 @@
 #ifndef SLOW_OPS
 #define SLOW_OPS	2
 #endif
+/* The second slow process makes one call (its ghost slot is 6). */
+#define SLOW2_OPS	1
 
 proctype fast(byte me; byte p)
 {
@@ -154,6 +331,11 @@ proctype fast(byte me; byte p)
 		slot = 2 * p + k;
 		k++;
 		if
+#if defined(SCOPE_ROOM) || defined(SCOPE_ARMING)
+		/* timer 1; the slow side has timer 0 (and timer 1, room) */
+		:: !retired[1] -> fast_begin(1); fph = FIRST_PHASE
+		:: retired[1] -> slot = 0
+#else
 		:: !retired[0] -> fast_begin(0); fph = FIRST_PHASE
 #ifndef SCOPE_HANDOFF
 		/* fast process 1: timer 0, or the minimum */
@@ -162,6 +344,7 @@ proctype fast(byte me; byte p)
 #endif
 		/* the owner retired every timer: nothing to update */
 		:: retired[0] && retired[1] -> slot = 0
+#endif
 		fi
 	   }
 	:: atomic { fph != F_IDLE -> fast_step() }
@@ -174,7 +357,10 @@ proctype fast(byte me; byte p)
 	od
 }
 
-/* The slow process's next call: op, on timer tt or at time xv. */
+/* Timer @ct's delete_sync(): no fast update may run or start from now. */
+#define DSYNC_OK(ct)	(!retired[ct] && busy[ct] == 0)
+
+/* A slow process's next call: op, on timer tt or at time xv. */
 inline slow_choose()
 {
 #ifdef SLOW_ONLY
@@ -186,6 +372,54 @@ inline slow_choose()
 	:: op == OP_INSERT -> own[PLAIN] == O_NONE
 	:: else
 	fi
+#elif defined(SCOPE_DOORS)
+	/*
+	 * The work, or a delete_min that leaves far work across a door;
+	 * against a timer call on a timer whose request the work holds in a
+	 * door, a delete_min, or timeq_first().
+	 */
+	if
+	:: me == ME_SLOW -> op = OP_WORK
+	:: me == ME_SLOW -> op = OP_DELMIN
+	:: me == ME_SLOW -> op = OP_DLT; xv = now + 2
+	:: me == ME_SLOW2 -> op = OP_DELMIN
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + 1
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + 3
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + 2
+	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 0
+	:: me == ME_SLOW2 && DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1
+	:: me == ME_SLOW2 && DSYNC_OK(1) -> op = OP_DSYNC; tt = 1; retired[1] = 1
+	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 0
+	:: me == ME_SLOW2 -> op = OP_FIRST
+	fi
+#elif defined(SCOPE_EXPIRY)
+	/* the work expires timer 0, whose owner deletes or re-arms it */
+	if
+	:: me == ME_SLOW -> op = OP_WORK
+	:: me == ME_SLOW2 && DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1
+	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 0
+	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 0
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + HZ
+	fi
+#elif defined(SCOPE_ROOM)
+	/* the work makes room for timer 1's request; its owner re-arms it */
+	if
+	:: me == ME_SLOW -> op = OP_WORK
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + 1
+	:: me == ME_SLOW2 -> op = OP_ARM; tt = 1; xv = now + HZ
+	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 1
+	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 1
+	fi
+#elif defined(SCOPE_ARMING)
+	/* timer 0 armed earlier than the fast path's timer 1, or deleted */
+	if
+	:: op = OP_ARM; tt = 0; xv = now + 1
+	:: op = OP_ARM; tt = 0; xv = now + 2
+	:: op = OP_ARM; tt = 1; xv = now + 1
+	:: op = OP_DELETE; tt = 1
+	:: DSYNC_OK(1) -> op = OP_DSYNC; tt = 1; retired[1] = 1
+	:: op = OP_WORK
+	fi
 #else
 	if
 	:: op = OP_WORK
@@ -193,8 +427,7 @@ inline slow_choose()
 	:: atomic { !retired[0] -> op = OP_ARM; tt = 0; PICK_FAST_X(xv) }
 	:: atomic { !retired[0] -> op = OP_DELETE; tt = 0 }
 	/* the rules: no fast update runs or starts once it is called */
-	:: atomic { !retired[0] && busy[0] == 0 ->
-			op = OP_DSYNC; tt = 0; retired[0] = 1 }
+	:: atomic { DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1 }
 	/* fast updates may race it; then none may reach the timer */
 	:: atomic { !retired[0] -> op = OP_SHUTDOWN; tt = 0 }
 	:: op = OP_DELMIN
@@ -210,50 +443,89 @@ inline slow_choose()
 #endif
 }
 
-/* The slow process may take a step: it is in a call, and not blocked. */
+/* The slow process's calls, and its ghost slots. */
+#define NOPS		(me == ME_SLOW -> SLOW_OPS : SLOW2_OPS)
+#define SLOT0		(me == ME_SLOW -> 4 : 6)
+
+/* A slow process may take a step: it is in a call, and not blocked. */
 #define SLOW_CAN_STEP \
-	(ph != PH_IDLE && ph != PH_POST && (ph != PH_FAR || bl == 0) && \
-	 (ph != PH_LOCK || hl == 0) && (ph != PH_LOCK_BL || bl == 0))
+	(ph != PH_IDLE && ph != PH_POST && ph != PH_END && \
+	 (ph != PH_FAR || bl == 0) && (ph != PH_LOCK || hl == 0) && \
+	 (ph != PH_LOCK_BL || bl == 0) && (ph != PH_WAIT || WAIT_DONE))
+
+#ifdef KICK
+/* The irq_work has nothing to do, and the hrtimer will not fire. */
+#define KICK_IDLE	(!kickq && kph == 0 && hrt > tick)
+/* The final work runs if queued: by a push's kick, or the hrtimer. */
+#define FINAL_WORK	workq
+#else
+#define KICK_IDLE	true
+/* The work runs once at the end, for the kicks of the pushes. */
+#define FINAL_WORK	(j == NOPS)
+#endif
+
+/* No other process can take a step. */
+#define ALONE	(fast_done == NFAST && slow_busy == (j > NOPS -> 0 : 1) && \
+		 KICK_IDLE)
 
 /*
- * The slow process: SLOW_OPS calls chosen by slow_choose(), then, once the
- * fast processes are done, the work their kicks queued, and the check.
+ * A slow process: its calls, chosen by slow_choose(); then, for the
+ * first, once every other process is done, the work their kicks queued,
+ * and the checks.
  */
-proctype slow()
+proctype slow(byte me)
 {
-	byte me = ME_SLOW;
 	QUEUE_LOCALS;
 	PATH_LOCALS;
 	SLOW_LOCALS;
 
 	do
 	:: atomic {
-		ph == PH_IDLE && j < SLOW_OPS ->
-		sslot = 4 + j;
+		ph == PH_IDLE && j < NOPS ->
+		sslot = SLOT0 + j;
 		j++;
 		slow_choose();
 		ph = (op >= OP_INSERT && op <= OP_NDELETE -> PH_FAR : PH_LOCK);
+#ifdef BUG_MIN_UNLOCKED
+		if
+		:: op == OP_FIRST -> ph = PH_FIRST
+		:: else
+		fi;
+#endif
 		ph_fin = FIN_START
 	   }
 	:: atomic {
-		ph == PH_IDLE && j == SLOW_OPS && fast_done == 2 ->
-		sslot = 4 + j;
-		j++;
-		op = OP_WORK;
-		ph = PH_LOCK;
-		ph_fin = FIN_START
+		me == ME_SLOW && ph == PH_IDLE && j >= NOPS && slow_busy == 0 &&
+		fast_done == NFAST && KICK_IDLE ->
+		if
+		:: FINAL_WORK ->
+#ifdef KICK
+			workq = 0;
+#endif
+			sslot = 0;
+			j = NOPS + 1;
+			op = OP_WORK;
+			ph = PH_LOCK;
+			ph_fin = FIN_START
+		:: else ->
+			final_check();
+#ifdef KICK
+			the_end = 1;
+#endif
+			ph = PH_END
+		fi
 	   }
 	/*
-	 * A step; taking a lock blocks until it is free. Once the fast
-	 * processes are done no one else can see the slow one's steps, so
-	 * it takes them all in one (the final work, mostly).
+	 * A step; taking a lock blocks until it is free. Once every other
+	 * process is done no one else can see this one's steps, so it takes
+	 * them all in one (the final work, mostly).
 	 */
 	:: atomic {
 		SLOW_CAN_STEP ->
 		do
 		:: slow_step();
 		   if
-		   :: fast_done == 2 && SLOW_CAN_STEP
+		   :: ALONE && SLOW_CAN_STEP
 		   :: else -> break
 		   fi
 		od
@@ -269,12 +541,67 @@ proctype slow()
 		tt = 0;
 		xv = 0;
 		sslot = 0;
-		ph = PH_IDLE
+		ph = PH_IDLE;
+		if
+		:: j == NOPS -> slow_busy--
+		:: else
+		fi
 	   }
-	:: atomic { ph == PH_IDLE && j > SLOW_OPS -> final_check() };
-	   break
+	:: ph == PH_END || (me != ME_SLOW && ph == PH_IDLE && j == NOPS) ->
+		break
 	od
 }
+
+#ifdef KICK
+/*
+ * The irq_work's handler, tq_kick(), in hard interrupt context on the CPU
+ * that queued it; and the hrtimer's, tq_clock_fire().
+ */
+proctype kick()
+{
+	byte kt;
+
+	do
+	:: atomic {
+		kickq && kph == 0 ->
+		kickq = 0;
+#ifndef BUG_ARM_UNLOCKED
+		/* tq_clock_kick(): @min_time read inside arm_lock */
+		if
+		:: mintime != NOTIME -> clock_set(mintime, 0)
+		:: else
+		fi;
+		kph = 2
+#else
+		/*
+		 * Planted (issue 18.4): no arm_lock; @min_time and @armed
+		 * read, @armed written, and hrtimer_start() after.
+		 */
+		kt = mintime;
+		if
+		:: kt < armed -> armed = kt; kph = 1
+		:: else -> kt = 0; kph = 2
+		fi
+#endif
+	   }
+#ifdef BUG_ARM_UNLOCKED
+	:: atomic { kph == 1 -> hrt = kt; kt = 0; kph = 2 }
+#endif
+	:: atomic {
+		/* the work for the hand-offs; the waiters woken */
+		kph == 2 ->
+		if
+		:: llen > 0 -> workq = 1
+		:: else
+		fi;
+		kph = 0
+	   }
+	/* the hrtimer fires: queue_work() */
+	:: atomic { hrt <= tick -> hrt = NOTIME; workq = 1 }
+	:: atomic { kph == 0 && !kickq && the_end } -> break
+	od
+}
+#endif
 
 /* Place node @n at time @c (4: in no queue); @h: the head holds a node. */
 inline place(pn, pc, phd)
@@ -298,6 +625,23 @@ inline init_ghost(gt)
 	lastreq[gt] = SLOT_INIT
 }
 
+/*
+ * A request on timer @it for time @iw, handed off before the processes
+ * start, by a fast slot @is that no process uses.
+ */
+inline init_request(it, iw, is)
+{
+	want[it] = iw;
+	want_id[it] = is;
+	prec[is] = INITBIT;
+	pending[it] = 1;
+	ll[llen] = it;
+	llen++;
+	onll[it] = 1;
+	retd[it] = retd[it] | (1 << is);
+	effprec[it] = effprec[it] | INITBIT
+}
+
 init
 {
 	byte me = ME_INIT;
@@ -312,16 +656,39 @@ init
 		hd = 0;
 		hd2 = 1;
 		fo = 2;
+		fbucket = 0;
 		/* The timers are alike: timer 0 is no later than timer 1. */
 #ifdef INIT_FIXED
-		c0 = INIT_C0; c1 = INIT_C1; c2 = INIT_C2; fbucket = 0;
+		c0 = INIT_C0; c1 = INIT_C1; c2 = INIT_C2;
 #elif defined(SCOPE_HANDOFF)
 		/* timer 0 in no queue, near, or far */
 		if :: c0 = 1 :: c0 = 2 :: c0 = 4 fi;
 		c1 = 4;
 		c2 = 4;
-		fbucket = 0;
 		retired[1] = 1;		/* timer 1 is not used */
+#elif defined(SCOPE_DOORS)
+		/*
+		 * The plain node the minimum, timer 1 alone in a far bucket
+		 * (its minimum found by a WALK), and requests for timer 1
+		 * there and timer 0 before it, oldest first.
+		 */
+		c0 = 4; c1 = 3; c2 = 0;
+#elif defined(SCOPE_EXPIRY)
+		/*
+		 * Timer 0 due, and a timer whose owner never calls alone in a
+		 * far bucket, found by a WALK once timer 0 has gone.
+		 */
+		c0 = 0; c1 = 4; c2 = 3;
+		retired[1] = 1;
+		tick = 1;
+#elif defined(SCOPE_ROOM)
+		/* Timer 0 overdue: it holds the clock back a tick. */
+		c0 = 0; c1 = 4; c2 = 4;
+		retired[0] = 1;
+		tick = 1;
+#elif defined(SCOPE_ARMING)
+		/* A far timer whose owner never calls; the clock is current. */
+		c0 = 4; c1 = 4; c2 = 3;
 #else
 		if :: c0 = 0 :: c0 = 1 :: c0 = 2 :: c0 = 3 :: c0 = 4 fi;
 		c1 = c0;
@@ -353,12 +720,32 @@ init
 		check_queue();
 		init_ghost(0);
 		init_ghost(1);
+#ifdef SCOPE_DOORS
+		init_request(1, 3, 2);
+		init_request(0, 2, 3);
+#endif
+#ifdef KICK
+		/* the hrtimer set for the minimum */
+		armed = mintime;
+		hrt = mintime;
+#endif
 		c0 = 0;
 		c1 = 0;
 		c2 = 0;
 		h = 0;
+		slow_busy = NSLOW;
+#if NFAST > 0
 		run fast(ME_F0, 0);
+#endif
+#if NFAST > 1
 		run fast(ME_F1, 1);
-		run slow()
+#endif
+		run slow(ME_SLOW);
+#if NSLOW > 1
+		run slow(ME_SLOW2);
+#endif
+#ifdef KICK
+		run kick()
+#endif
 	}
 }
