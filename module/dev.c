@@ -158,7 +158,8 @@ struct timeq_user {
  * @event_size:	the size of each event read() returns
  * @nelems:	elements queued plus events unread
  * @elems:	every element, by index
- * @gen:	the generation of the last element inserted
+ * @gen:	the generation of the last element inserted, or whose insert
+ *		was dropped after its handle was made
  * @inserted:	elements inserted so far
  * @lock:	guards @events, @nevents and @expired
  * @events:	expired elements, oldest first
@@ -426,8 +427,14 @@ err_uncharge:
 	return ret == -EBUSY ? -ENOSPC : ret;
 }
 
+/*
+ * Drop a prepared insert. Its handle may have reached userspace (a batch
+ * writes it before the result): its generation is used up, so that the
+ * next insert, which may take the same slot, has another handle.
+ */
 static void dev_insert_abort(struct timeq_file *f, struct timeq_elem *elem)
 {
+	f->gen = elem->gen;
 	xa_erase(&f->elems, elem->index);
 	kmem_cache_free(timeq_elem_cache, elem);
 	dev_user_uncharge(f->user, 1);

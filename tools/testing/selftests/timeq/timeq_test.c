@@ -976,6 +976,40 @@ TEST_F(dev, readonly_batch_applies_what_it_reports)
 	EXPECT_EQ(3, tq_stats(self->fd).inserted);
 }
 
+/*
+ * An insert whose handle reached userspace but whose result could not be
+ * written is not applied (entry 0 straddles a read-only page and a
+ * writable one: its result in the first, its handle in the second), and
+ * its handle is never given out again: not to the next insert, which
+ * takes the same slot, and not as a handle that names anything.
+ */
+TEST_F(dev, batch_aborted_handle_not_reused)
+{
+	char *p = pages(2);
+	struct timeq_op *op = (struct timeq_op *)(p + PAGE - 8);
+	__u64 leaked, handle;
+
+	ASSERT_FALSE(!p);
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	op->op = TIMEQ_OP_INSERT;
+	op->time = 10;
+	op->cookie = 1;
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	EXPECT_EQ(-1, tq_batch(self->fd, op, 1));
+	EXPECT_EQ(EFAULT, errno);
+	leaked = op->handle;
+	ASSERT_NE(0, leaked);
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
+	EXPECT_EQ(0, tq_stats(self->fd).inserted);
+	EXPECT_EQ(-1, tq_delete(self->fd, leaked));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, tq_insert(self->fd, 10, 2, &handle));
+	EXPECT_NE(leaked, handle);
+	EXPECT_EQ(-1, tq_delete(self->fd, leaked));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, tq_delete(self->fd, handle));
+}
+
 /* A read() into a buffer that faults part way returns what it wrote. */
 TEST_F(dev, read_fault_consumes_only_what_it_wrote)
 {
