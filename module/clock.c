@@ -603,7 +603,9 @@ void tq_clock_free(struct timeq *q)
  * timeq_delete_min() and timeq_del_less_than() are for plain queues and
  * refuse a clocked one.
  *
- * Context: may sleep if @gfp allows.
+ * Context: process context, may sleep, whatever @gfp says: it creates the
+ * queue with timeq_create(), which takes a mutex and makes a file in
+ * debugfs.
  * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
  * if the memory could not be had.
  */

@@ -2,8 +2,11 @@
 /*
  * timeq: the tracepoints of trace/timeq.h are created here, and the ids
  * they give nodes: a SipHash of the node's address under a key drawn when
- * the module loads, so that an id names one node for the module's life
- * and tells nothing of where it is.
+ * the module loads, so that an id tells nothing of where a node is, and
+ * names one address for the module's life: a node freed and its memory
+ * used again for another node, as a slab cache does at once, gives the
+ * new node the same id. An id follows a node from its insertion to its
+ * removal; events on either side of a free may be two nodes'.
  */
 #include <linux/random.h>
 #include <linux/siphash.h>

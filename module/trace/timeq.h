@@ -17,7 +17,8 @@
  *
  * A queue is shown by its number (queue=), as in debugfs. A node is shown
  * by a keyed hash of its address (node=, tq_trace_node()), the same for a
- * node in every event: it follows one node through its life and shows no
+ * node in every event: it follows one node through its life (module/
+ * trace.c says how far an id names one node) and shows no
  * kernel address. timer.h stores the pointer itself and prints it with %p,
  * which hashes only the text; the binary ring buffer (trace_pipe_raw,
  * perf) would still hold the address. Nor is a callback's address
