@@ -68,16 +68,18 @@
  *    @pend afresh, and the last step of far work looks at the heads first.
  *  - tq_relock(), in tq_drain() out of budget, and in a clocked queue's
  *    tq_clock_make_room() between batches of due timers (module/clock.c),
- *    which tq_apply() and tq_timer_set() call. The same as above;
- *    moreover the drain's requests not yet applied keep PENDING set, so a
- *    fast update of one of them joins its request, and a slow-side call
- *    on one waits (tq_wait_request()), woken at the door. After:
- *    tq_relock() finishes any work left pending before the operation goes
- *    on, since queue.c's operations may not run with work pending; the
- *    drain reads each timer's SHUTDOWN and ->want only after clearing its
- *    PENDING, and tq_apply() holds PENDING across its door and reads them
- *    again; making room reads @now again; tq_timer_set() checks the timer
- *    again (tq_timer_refuse()), and tq_arm() reads where it is.
+ *    which tq_apply() and tq_slow_begin_drained() call. The same as
+ *    above; moreover the drain's requests not yet applied keep PENDING
+ *    set, so a fast update of one of them joins its request, and a
+ *    slow-side call on one waits (tq_wait_request()), woken at the door.
+ *    After: tq_relock() finishes any work left pending before the
+ *    operation goes on, since queue.c's operations may not run with work
+ *    pending; the drain reads each timer's SHUTDOWN and ->want only after
+ *    clearing its PENDING, and tq_apply() holds PENDING across its door
+ *    and reads them again; making room reads @now again;
+ *    tq_slow_begin_drained() makes room before it drains and checks
+ *    PENDING, so its caller changes the timer with no door since (the
+ *    window only widens across one).
  *  - Between the calls of one operation that loops: each pass of
  *    timeq_del_less_than(), each turn of the expiry around a callback
  *    (module/clock.c), each retry of tq_slow_begin_drained() and
