@@ -44,6 +44,11 @@
 #                                        lock state, circular locking dependency,
 #                                        ===== headers, suspicious RCU usage, ...
 #   ok N - no KASAN report
+#   ok N - no KCSAN report               no "BUG: KCSAN: data-race in ..."
+#                                        report (the block between its two
+#                                        "=" rules) with a frame of a module
+#                                        under test in either stack; SKIP on
+#                                        a kernel without KCSAN (see below)
 #   ok N - no ODEBUG report              debugobjects
 #   ok N - kmemleak clean                no "unreferenced object" (SKIP when the
 #                                        kernel has no kmemleak)
@@ -56,6 +61,27 @@
 # each "not ok" followed by "# " lines quoting the offending log lines, then
 # one "# kunit suite ..." line per suite, totals, and the plan.
 # Exit status: 0 when every check is ok, 1 otherwise, 2 for a usage error.
+#
+# Which KCSAN reports count. KCSAN watches the whole kernel, and under the
+# strict rules of the KCSAN test kernel (kernel-kcsan.config) it reports
+# races in core code that busybox, the console and the tests' own system
+# calls reach, with no timeq code running (in the runs of make check:
+# the tty and printk, the scheduler's and the page allocator's statistics,
+# RCU, workqueue pools, ...); those are the kernel's, not ours, and must
+# not fail our runs. So a report counts when any frame of either of its
+# stacks (the lines " function+0x../0x.. [module]", not the held locks or
+# irq events printed beside them) is in a loadable module: the test
+# kernels build everything they need in and load no module of their own,
+# so a module frame is one of the modules under test (timeq, timeq_test,
+# timeq_client, timeq_flowtrack, vmcheck). A race in core code that timeq
+# reaches (an hrtimer, a list or llist helper, the workqueue, called from
+# timeq) has timeq's frame below it and counts; a race in a timer softirq
+# with no timeq frame on its stack does not. The reports not counted are
+# listed under the check by their title line. A line of the reports is
+# not taken by the other checks (its "BUG:" is not a BUG report, its rules
+# are not lockdep's, a frame named *hung_task* is not a hung task).
+# The guest's KCSAN counters (/sys/kernel/debug/kcsan: watchpoints set up,
+# races seen) follow the check, to show that KCSAN watched.
 #
 # Environment: TIMEQ_CACHE, TIMEQ_VM_TIMEOUT, TIMEQ_VM_IGNORE (an awk regex:
 # matching log lines are never taken as splats), QEMU (default
@@ -108,7 +134,40 @@ function quote(i,   j, s) {
 		s = s "#   " (j == i ? "> " : "  ") raw[j] "\n"
 	return s
 }
+# kcsan_check(): the TAP line "no KCSAN report" (see the top comment).
+function kcsan_check(   b, nours, nother, q, d, o) {
+	nours = 0; nother = 0; o = ""
+	for (b = 1; b <= nkc; b++) {
+		if (kc_ours[b]) { nours++; continue }
+		nother++
+		o = o sprintf("#   not counted (no module frame): %s (log line %d)\n", kc_title[b], kc_line[b])
+	}
+	if (kcstats != "") o = o "#   KCSAN counters: " kcstats "\n"
+	if (nours) {
+		d = sprintf("#   %d KCSAN report(s) with a frame of a module under test; the first ones:\n", nours)
+		q = 0
+		for (b = 1; b <= nkc; b++) {
+			if (!kc_ours[b]) continue
+			if (q++ < 4) d = d quote_block(kc_first[b], kc_last[b])
+			else d = d sprintf("#   and: %s (log line %d)\n", kc_title[b], kc_line[b])
+		}
+		tap(0, "no KCSAN report", d o)
+	} else if (kcsan_kernel || nkc) {
+		tap(1, "no KCSAN report", o)
+	} else {
+		ntap++; nskip++; print "ok " ntap " - no KCSAN report # SKIP kernel without KCSAN"
+	}
+}
+function is_rule(l) { return l ~ /^=+$/ && length(l) >= 20 }
+# quote_block(b, e): log lines b to e (at most 90), as TAP diagnostics
+function quote_block(b, e,   j, s) {
+	s = ""
+	for (j = b; j <= e && j < b + 90; j++) s = s "#   " raw[j] "\n"
+	if (e >= b + 90) s = s "#   [" e - b - 89 " more lines]\n"
+	return s
+}
 function classify(i, l,   j) {
+	if (i in kc_skip) return ""
 	if (ignore != "" && l ~ ignore) return ""
 	if (l ~ /^TIMEQ-VM/) return ""
 	if (l ~ /KASAN/) return "kasan"
@@ -139,6 +198,33 @@ function classify(i, l,   j) {
 	kline[n] = l
 }
 END {
+	# KCSAN reports, first: the rule above "BUG: KCSAN:" to the rule that
+	# closes the report (or the next report, or 300 lines on: a cut log).
+	# A report counts (kc_ours) if a stack frame is in a module.
+	frame_re = "^ +[A-Za-z_.$][A-Za-z0-9_.$]*\\+0x[0-9a-f]+/0x[0-9a-f]+( \\[[A-Za-z0-9_]+\\])?$"
+	kcsan_kernel = 0; nkc = 0
+	for (i = 1; i <= n; i++) {
+		if (kline[i] ~ /^kcsan: (non-)?strict mode configured/) kcsan_kernel = 1
+		if (kline[i] !~ /^BUG: KCSAN: /) continue
+		b = (i > 1 && is_rule(kline[i - 1])) ? i - 1 : i
+		for (e = i + 1; e <= n && e < i + 300 && !is_rule(kline[e]) && kline[e] !~ /^BUG: KCSAN: /; e++)
+			;
+		if (e > n || kline[e] ~ /^BUG: KCSAN: /) e--
+		ours = 0
+		for (j = b; j <= e; j++) {
+			if (kline[j] ~ frame_re) {
+				kc_skip[j] = 1
+				if (kline[j] ~ / \[[A-Za-z0-9_]+\]$/) ours = 1
+			}
+			if (j == b || j == i || (j == e && is_rule(kline[j]))) kc_skip[j] = 1
+		}
+		if (ignore == "" || kline[i] !~ ignore) {
+			nkc++; kc_first[nkc] = b; kc_last[nkc] = e
+			kc_title[nkc] = kline[i]; kc_line[nkc] = i; kc_ours[nkc] = ours
+		}
+		i = e
+	}
+	kcstats = ""
 	booted = 0; started = 0; done = 0; kmstate = ""
 	nsuite = 0; in_kmem = 0
 	for (i = 1; i <= n; i++) {
@@ -149,6 +235,10 @@ END {
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-BEGIN/) { kmstate = "ran"; in_kmem = 1 }
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-END/) in_kmem = 0
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-UNAVAILABLE/) kmstate = "unavailable"
+		if (l ~ /^TIMEQ-VM-KCSAN-BEGIN/) in_kcstats = 1
+		else if (l ~ /^TIMEQ-VM-KCSAN-END/) in_kcstats = 0
+		else if (in_kcstats && l ~ /^(enabled|setup_watchpoints|data_races|races_unknown_origin|no_capacity): [0-9]+$/)
+			kcstats = kcstats (kcstats == "" ? "" : ", ") l
 		# The result of a step: init.sh writes it as a printk record; take
 		# it from anywhere in the line in case other output shares it.
 		if (match(l, /TIMEQ-VM-(INSMOD|RMMOD|TEST) [^ ]+ rc=[0-9]+/)) {
@@ -226,10 +316,11 @@ END {
 	else tap(0, "guest finished", \
 	    timed_out ? "#   timed out: the guest did not reach the end marker TIMEQ-VM-DONE\n" \
 	              : "#   no end marker TIMEQ-VM-DONE: the guest stopped early (panic? init died?)\n")
-	ncat = split("panic bug warning lockdep kasan odebug", cats, " ")
-	split("no panic/Oops|no BUG report|no WARNING|no lockdep report|no KASAN report|no ODEBUG report", ctitle, "|")
+	ncat = split("panic bug warning lockdep kasan kcsan odebug", cats, " ")
+	split("no panic/Oops|no BUG report|no WARNING|no lockdep report|no KASAN report|no KCSAN report|no ODEBUG report", ctitle, "|")
 	for (k = 1; k <= ncat; k++) {
 		c = cats[k]
+		if (c == "kcsan") { kcsan_check(); continue }
 		if (c in nhit) tap(0, ctitle[k], sprintf("#   %d matching line(s), first ones:\n", nhit[c]) diag[c])
 		else tap(1, ctitle[k], "")
 	}
