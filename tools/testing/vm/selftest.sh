@@ -24,6 +24,10 @@
 #   kcsan-core  the kcsan log, its PASS              ok - no KCSAN report
 #               module frames cut  (run.sh --scan)   (the race is listed as
 #                                                    not counted)
+#   kcsan-irq   the kcsan log, its PASS              ok - no KCSAN report
+#               vmcheck frames     (run.sh --scan)   (listed, not counted)
+#               under an interrupt
+#               entry
 #
 # warn, lockdep, kasan, kmemleak and kunit share one boot: run.sh sorts each
 # log line into one kind only, and each case also needs its plant's own
@@ -33,10 +37,12 @@
 # fired by another plant's report does not pass.
 #
 # kcsan's log must hold the plant's report ("BUG: KCSAN: data-race in" the
-# two vmcheck_race_* threads). kcsan-core proves the other half of the
-# rule run.sh judges KCSAN reports by: the same report, with the
-# " [vmcheck]" of its frames cut as if the threads were core kernel code,
-# is listed but does not fail the run.
+# two vmcheck_race_* threads). kcsan-core and kcsan-irq prove the other
+# half of the rule run.sh judges KCSAN reports by, on the same report
+# rewritten: with the " [vmcheck]" of its frames cut, as if the threads
+# were core kernel code, and with a tick's frames and its interrupt entry
+# put above each vmcheck frame, as if a timer interrupt that landed in
+# vmcheck had raced, the report is listed but does not fail the run.
 #
 # --stock also smoke-tests vmcheck (no KUnit there) on each installed stock
 # Debian kernel through run-stock.sh (2 more boots); it must pass or be
@@ -76,11 +82,16 @@ build_vmcheck() {
 }
 
 mkdir -p "$CACHE/logs"
-kdir=$("$here/build-kernel.sh" | tail -n1)
-build_vmcheck "$kdir" "$CACHE/selftest-build"
+# Each kernel is built (if need be) only when a case of it is to run.
+for c in clean warn lockdep kasan kmemleak kunit hang; do
+	wanted $c || continue
+	kdir=$("$here/build-kernel.sh" | tail -n1)
+	build_vmcheck "$kdir" "$CACHE/selftest-build"
+	break
+done
 ko=$CACHE/selftest-build/vmcheck.ko
 kcsan=0
-if wanted kcsan-clean || wanted kcsan || wanted kcsan-core; then
+if wanted kcsan-clean || wanted kcsan || wanted kcsan-core || wanted kcsan-irq; then
 	kcsan=1
 	kcsan_kdir=$("$here/build-kernel.sh" --config kcsan | tail -n1)
 	build_vmcheck "$kcsan_kdir" "$CACHE/selftest-build-kcsan"
@@ -163,7 +174,7 @@ kcsan_cases() {
 	local rc=0 t0 t1 what
 
 	check kcsan-clean pass '^ok [0-9]+ - no KCSAN report$' -- --kernel "$kimage" -k "$kcsan_ko"
-	wanted kcsan || wanted kcsan-core || return 0
+	wanted kcsan || wanted kcsan-core || wanted kcsan-irq || return 0
 	t0=$(date +%s)
 	"$here/run.sh" --log "$log" --kernel "$kimage" -k "$kcsan_ko race=1" \
 		> "$tap" 2>"$tap.err" || rc=$?
@@ -184,10 +195,25 @@ kcsan_cases() {
 		rc=0
 		"$here/run.sh" --scan "$log.core" > "$log.core.tap" 2>&1 || rc=$?
 		if [ $rc = 0 ] && grep -Eq '^ok [0-9]+ - no KCSAN report$' "$log.core.tap" &&
-		   grep -Eq '^#   not counted \(no module frame\): BUG: KCSAN: data-race in vmcheck_race_' "$log.core.tap"; then
+		   grep -Eq '^#   not counted \(no module frame in either call chain\): BUG: KCSAN: data-race in vmcheck_race_' "$log.core.tap"; then
 			report 1 "$what"
 		else
 			report 0 "$what" "$(echo "run.sh --scan exit $rc"; grep -E '^not ok|^#   not counted' "$log.core.tap"; echo "log: $log.core")"
+		fi
+	fi
+	if wanted kcsan-irq; then
+		what="kcsan-irq: the planted race's report with its vmcheck frames under an interrupt entry is listed, not counted"
+		# Each access now happens in a tick that interrupted vmcheck.
+		sed -E 's/^(\[ *[0-9]+\.[0-9]+\] ) (vmcheck_race_(reader|writer)\+)/\1 tick_nohz_handler+0x17b\/0x1b0\n\1 asm_sysvec_apic_timer_interrupt+0x16\/0x20\n\1 \2/' \
+			"$log" > "$log.irq"
+		rc=0
+		"$here/run.sh" --scan "$log.irq" > "$log.irq.tap" 2>&1 || rc=$?
+		if [ $rc = 0 ] && grep -Eq '^ok [0-9]+ - no KCSAN report$' "$log.irq.tap" &&
+		   grep -Eq '^#   not counted \(no module frame in either call chain\): BUG: KCSAN: data-race in vmcheck_race_' "$log.irq.tap" &&
+		   [ "$(grep -c ' asm_sysvec_apic_timer_interrupt+0x16/0x20$' "$log.irq")" -ge 2 ]; then
+			report 1 "$what"
+		else
+			report 0 "$what" "$(echo "run.sh --scan exit $rc"; grep -E '^not ok|^#   not counted' "$log.irq.tap"; echo "log: $log.irq")"
 		fi
 	fi
 }
