@@ -136,7 +136,11 @@ done
 #  - __hrtimer_run_queues / hrtimer_active: the scheduler tick reads
 #    hrtimer_cpu_base.running (hrtimer_active() under a seqcount) while
 #    another CPU's hrtimer interrupt sets it.
-kcsan_core_races='^BUG: KCSAN: data-race in (hrtimer_wakeup / schedule_hrtimeout_range_clock|__hrtimer_run_queues / hrtimer_active)$'
+#  - poll_schedule_timeout / pollwake: fs/select.c's poll_wqueues.triggered,
+#    set by pollwake() (ordered by its smp_wmb()) and cleared by the
+#    polling task (smp_store_mb()); a timeq file's expiry wakes a reader
+#    in poll() through it, as any wake_up() of a polled waitqueue would.
+kcsan_core_races='^BUG: KCSAN: data-race in (hrtimer_wakeup / schedule_hrtimeout_range_clock|__hrtimer_run_queues / hrtimer_active|poll_schedule_timeout[.a-z0-9]* / pollwake)$'
 
 # scan_log LOG TIMED_OUT: print the TAP verdict of a console log, return 0/1.
 scan_log() {
