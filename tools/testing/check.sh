@@ -211,7 +211,8 @@ vm() {
 # in 1 to 2000 rather than 1 to 4000), each for up to 160 us (40 us in an
 # interrupt) rather than 80 (20): its defaults are tuned for native
 # speed, and under TCG the other CPU runs far fewer instructions in a
-# window. About 4 1/2 minutes in qemu on two shared cores.
+# window. 3 1/2 to 6 minutes on two shared cores (the guest ran 217 s
+# with the host's load average at 4, 335 s at 8.5).
 vm_kcsan() {
 	local vm=tools/testing/vm kdir mods=$top/build/module-kcsan
 	local st=$top/build/selftests
