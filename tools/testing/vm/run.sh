@@ -46,9 +46,10 @@
 #   ok N - no KASAN report
 #   ok N - no KCSAN report               no "BUG: KCSAN: data-race in ..."
 #                                        report (the block between its two
-#                                        "=" rules) with a frame of a module
-#                                        under test in either stack; SKIP on
-#                                        a kernel without KCSAN (see below)
+#                                        "=" rules) that involves a module
+#                                        under test (see "Which KCSAN reports
+#                                        count" below); SKIP on a kernel
+#                                        without KCSAN
 #   ok N - no ODEBUG report              debugobjects
 #   ok N - kmemleak clean                no "unreferenced object" (SKIP when the
 #                                        kernel has no kmemleak)
