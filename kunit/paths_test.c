@@ -1150,12 +1150,16 @@ static void stress_fast(struct stress_cpu *sc)
 		if (st) {
 			ret = timeq_fast_update(s->q, &st->timer,
 						stress_time(s->q, r / STRESS_TIMERS));
+			/*
+			 * One writer (this CPU's softirqs, which do not nest);
+			 * the test's thread reads them as it runs.
+			 */
 			if (ret == TIMEQ_APPLIED)
-				sc->applied++;
+				WRITE_ONCE(sc->applied, sc->applied + 1);
 			else if (ret == TIMEQ_DEFERRED)
-				sc->deferred++;
+				WRITE_ONCE(sc->deferred, sc->deferred + 1);
 			else
-				sc->refused++;
+				WRITE_ONCE(sc->refused, sc->refused + 1);
 		}
 		rcu_read_unlock();
 		ret = timeq_fast_min(s->q, &t);

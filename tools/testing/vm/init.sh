@@ -11,7 +11,8 @@
 #      TIMEQ_TEST_TIMEOUT seconds if set;
 #   4. rmmods the modules in reverse order (unless TIMEQ_RMMOD=0), so that
 #      their exit paths run under KASAN/debugobjects/kmemleak too;
-#   5. runs kmemleak (see the comment there) and prints its report;
+#   5. prints KCSAN's counters (a kernel with KCSAN), runs kmemleak (see
+#      the comment there) and prints its report;
 #   6. prints the end marker TIMEQ-VM-DONE and powers off with reboot -f
 #      (qemu runs with -no-reboot, so the reboot ends qemu).
 # Every step prints a "TIMEQ-VM-..." line that run.sh reads.  If the init
@@ -79,6 +80,15 @@ if [ "$TIMEQ_RMMOD" = 1 ]; then
 		rmmod "$name"
 		mark "TIMEQ-VM-RMMOD $name rc=$?"
 	done
+fi
+
+# KCSAN's counters (a kernel with KCSAN only): watchpoints set up and races
+# seen, which run.sh shows beside its KCSAN check, so that a run in which
+# KCSAN watched nothing does not look clean.
+if [ -r /sys/kernel/debug/kcsan ]; then
+	echo "TIMEQ-VM-KCSAN-BEGIN"
+	cat /sys/kernel/debug/kcsan
+	echo "TIMEQ-VM-KCSAN-END"
 fi
 
 # kmemleak.  The kernel is built with automatic scanning off, so scans happen

@@ -44,6 +44,12 @@
 #                                        lock state, circular locking dependency,
 #                                        ===== headers, suspicious RCU usage, ...
 #   ok N - no KASAN report
+#   ok N - no KCSAN report               no "BUG: KCSAN: data-race in ..."
+#                                        report (the block between its two
+#                                        "=" rules) that involves a module
+#                                        under test (see "Which KCSAN reports
+#                                        count" below); SKIP on a kernel
+#                                        without KCSAN
 #   ok N - no ODEBUG report              debugobjects
 #   ok N - kmemleak clean                no "unreferenced object" (SKIP when the
 #                                        kernel has no kmemleak)
@@ -56,6 +62,37 @@
 # each "not ok" followed by "# " lines quoting the offending log lines, then
 # one "# kunit suite ..." line per suite, totals, and the plan.
 # Exit status: 0 when every check is ok, 1 otherwise, 2 for a usage error.
+#
+# Which KCSAN reports count. KCSAN watches the whole kernel, and it reports
+# races in core code that the tests reach with no timeq code taking part
+# (in the runs of vm-kcsan: the scheduler tick's known race on
+# hrtimer_cpu_base.running, hrtimer_active() / __hrtimer_run_queues());
+# those are the kernel's, not ours, and must not fail our runs. So a
+# report counts when a frame of either racing access's call chain is in a
+# loadable module: the test kernels build everything they need in and
+# load no module of their own, so a module frame is one of the modules
+# under test (timeq, timeq_test, timeq_client, timeq_flowtrack, vmcheck).
+# A call chain is a stack's frames (the lines " function+0x../0x..
+# [module]", not the held locks or irq events printed beside them) from
+# the top down to the first interrupt or exception entry (asm_sysvec_*,
+# asm_common_interrupt, asm_exc_*): below that is whatever the interrupt
+# happened to interrupt, which has no part in the access. The runs showed
+# why: the tick's race above, taken in a timer interrupt that landed in
+# timeq's fast path in a softirq, has timeq's frames under
+# asm_sysvec_apic_timer_interrupt. A race in core code that timeq calls
+# (an hrtimer, list or llist helper, the workqueue) has timeq's frame in
+# its chain and counts; a race in an interrupt or softirq with no timeq
+# frame above its entry does not. And a race between two core functions
+# on core-private state, which a caller can neither cause nor prevent,
+# does not count even with a module frame in its chain: those seen, with
+# why they are core's alone, are in kcsan_core_races below (a race of core
+# code on timeq's objects, through an API that timeq misuses, still counts).
+# The reports not counted are listed
+# under the check by their title line. A line of the reports is not taken
+# by the other checks (its "BUG:" is not a BUG report, its rules are not
+# lockdep's, a frame named *hung_task* is not a hung task). The guest's
+# KCSAN counters (/sys/kernel/debug/kcsan: watchpoints set up and races
+# seen) follow the check, to show that KCSAN watched.
 #
 # Environment: TIMEQ_CACHE, TIMEQ_VM_TIMEOUT, TIMEQ_VM_IGNORE (an awk regex:
 # matching log lines are never taken as splats), QEMU (default
@@ -90,10 +127,26 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# KCSAN reports of races between two core functions on core-private state
+# (an awk regex over the title line; see "Which KCSAN reports count"):
+#  - hrtimer_wakeup / schedule_hrtimeout_range_clock: a task sleeping in
+#    usleep_range() (the stress's timer callbacks do) reads t.task of the
+#    hrtimer_sleeper on its own stack to decide whether to schedule(),
+#    while the sleeper's hrtimer, in a hard interrupt on the same CPU,
+#    clears it; kernel/time/hrtimer.c's own, whoever sleeps.
+#  - __hrtimer_run_queues / hrtimer_active: the scheduler tick reads
+#    hrtimer_cpu_base.running (hrtimer_active() under a seqcount) while
+#    another CPU's hrtimer interrupt sets it.
+#  - poll_schedule_timeout / pollwake: fs/select.c's poll_wqueues.triggered,
+#    set by pollwake() (ordered by its smp_wmb()) and cleared by the
+#    polling task (smp_store_mb()); a timeq file's expiry wakes a reader
+#    in poll() through it, as any wake_up() of a polled waitqueue would.
+kcsan_core_races='^BUG: KCSAN: data-race in (hrtimer_wakeup / schedule_hrtimeout_range_clock|__hrtimer_run_queues / hrtimer_active|poll_schedule_timeout[.a-z0-9]* / pollwake)$'
+
 # scan_log LOG TIMED_OUT: print the TAP verdict of a console log, return 0/1.
 scan_log() {
 	awk -v timed_out="$2" -v ignore="${TIMEQ_VM_IGNORE:-}" -v logname="$1" \
-	    -v suites="$suites" '
+	    -v suites="$suites" -v core_races="$kcsan_core_races" '
 function tap(ok, name, diag,   s) {
 	ntap++
 	s = (ok ? "ok " : "not ok ") ntap " - " name
@@ -108,7 +161,42 @@ function quote(i,   j, s) {
 		s = s "#   " (j == i ? "> " : "  ") raw[j] "\n"
 	return s
 }
+# kcsan_check(): the TAP line "no KCSAN report" (see the top comment).
+function kcsan_check(   b, nours, nother, q, d, o) {
+	nours = 0; nother = 0; o = ""
+	for (b = 1; b <= nkc; b++) {
+		if (kc_ours[b] && !kc_core[b]) { nours++; continue }
+		nother++
+		o = o sprintf("#   not counted (%s): %s (log line %d)\n",
+			      kc_ours[b] ? "a core race on core state" : "no module frame in either call chain",
+			      kc_title[b], kc_line[b])
+	}
+	if (kcstats != "") o = o "#   KCSAN counters: " kcstats "\n"
+	if (nours) {
+		d = sprintf("#   %d KCSAN report(s) with a frame of a module under test; the first ones:\n", nours)
+		q = 0
+		for (b = 1; b <= nkc; b++) {
+			if (!kc_ours[b] || kc_core[b]) continue
+			if (q++ < 4) d = d quote_block(kc_first[b], kc_last[b])
+			else d = d sprintf("#   and: %s (log line %d)\n", kc_title[b], kc_line[b])
+		}
+		tap(0, "no KCSAN report", d o)
+	} else if (kcsan_kernel || nkc) {
+		tap(1, "no KCSAN report", o)
+	} else {
+		ntap++; nskip++; print "ok " ntap " - no KCSAN report # SKIP kernel without KCSAN"
+	}
+}
+function is_rule(l) { return l ~ /^=+$/ && length(l) >= 20 }
+# quote_block(b, e): log lines b to e (at most 90), as TAP diagnostics
+function quote_block(b, e,   j, s) {
+	s = ""
+	for (j = b; j <= e && j < b + 90; j++) s = s "#   " raw[j] "\n"
+	if (e >= b + 90) s = s "#   [" e - b - 89 " more lines]\n"
+	return s
+}
 function classify(i, l,   j) {
+	if (i in kc_skip) return ""
 	if (ignore != "" && l ~ ignore) return ""
 	if (l ~ /^TIMEQ-VM/) return ""
 	if (l ~ /KASAN/) return "kasan"
@@ -139,6 +227,37 @@ function classify(i, l,   j) {
 	kline[n] = l
 }
 END {
+	# KCSAN reports, first: the rule above "BUG: KCSAN:" to the rule that
+	# closes the report (or the next report, or 300 lines on: a cut log).
+	# A report counts (kc_ours) if a stack frame is in a module.
+	frame_re = "^ +[A-Za-z_.$][A-Za-z0-9_.$]*\\+0x[0-9a-f]+/0x[0-9a-f]+( \\[[A-Za-z0-9_]+\\])?$"
+	kcsan_kernel = 0; nkc = 0
+	for (i = 1; i <= n; i++) {
+		if (kline[i] ~ /^kcsan: (non-)?strict mode configured/) kcsan_kernel = 1
+		if (kline[i] !~ /^BUG: KCSAN: /) continue
+		b = (i > 1 && is_rule(kline[i - 1])) ? i - 1 : i
+		for (e = i + 1; e <= n && e < i + 300 && !is_rule(kline[e]) && kline[e] !~ /^BUG: KCSAN: /; e++)
+			;
+		if (e > n || kline[e] ~ /^BUG: KCSAN: /) e--
+		ours = 0; cut = 0
+		for (j = b; j <= e; j++) {
+			# the stack of an access follows "... to 0x.. of N bytes by ..."
+			if (kline[j] ~ / to 0x[0-9a-f]+ of [0-9]+ bytes by /) cut = 0
+			if (kline[j] ~ frame_re) {
+				kc_skip[j] = 1
+				if (kline[j] ~ /^ +asm_/) cut = 1
+				if (!cut && kline[j] ~ / \[[A-Za-z0-9_]+\]$/) ours = 1
+			}
+			if (j == b || j == i || (j == e && is_rule(kline[j]))) kc_skip[j] = 1
+		}
+		if (ignore == "" || kline[i] !~ ignore) {
+			nkc++; kc_first[nkc] = b; kc_last[nkc] = e
+			kc_title[nkc] = kline[i]; kc_line[nkc] = i; kc_ours[nkc] = ours
+			kc_core[nkc] = kline[i] ~ core_races
+		}
+		i = e
+	}
+	kcstats = ""
 	booted = 0; started = 0; done = 0; kmstate = ""
 	nsuite = 0; in_kmem = 0
 	for (i = 1; i <= n; i++) {
@@ -149,6 +268,10 @@ END {
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-BEGIN/) { kmstate = "ran"; in_kmem = 1 }
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-END/) in_kmem = 0
 		if (l ~ /^TIMEQ-VM-KMEMLEAK-UNAVAILABLE/) kmstate = "unavailable"
+		if (l ~ /^TIMEQ-VM-KCSAN-BEGIN/) in_kcstats = 1
+		else if (l ~ /^TIMEQ-VM-KCSAN-END/) in_kcstats = 0
+		else if (in_kcstats && l ~ /^(enabled|setup_watchpoints|data_races|races_unknown_origin|no_capacity): [0-9]+$/)
+			kcstats = kcstats (kcstats == "" ? "" : ", ") l
 		# The result of a step: init.sh writes it as a printk record; take
 		# it from anywhere in the line in case other output shares it.
 		if (match(l, /TIMEQ-VM-(INSMOD|RMMOD|TEST) [^ ]+ rc=[0-9]+/)) {
@@ -226,10 +349,11 @@ END {
 	else tap(0, "guest finished", \
 	    timed_out ? "#   timed out: the guest did not reach the end marker TIMEQ-VM-DONE\n" \
 	              : "#   no end marker TIMEQ-VM-DONE: the guest stopped early (panic? init died?)\n")
-	ncat = split("panic bug warning lockdep kasan odebug", cats, " ")
-	split("no panic/Oops|no BUG report|no WARNING|no lockdep report|no KASAN report|no ODEBUG report", ctitle, "|")
+	ncat = split("panic bug warning lockdep kasan kcsan odebug", cats, " ")
+	split("no panic/Oops|no BUG report|no WARNING|no lockdep report|no KASAN report|no KCSAN report|no ODEBUG report", ctitle, "|")
 	for (k = 1; k <= ncat; k++) {
 		c = cats[k]
+		if (c == "kcsan") { kcsan_check(); continue }
 		if (c in nhit) tap(0, ctitle[k], sprintf("#   %d matching line(s), first ones:\n", nhit[c]) diag[c])
 		else tap(1, ctitle[k], "")
 	}

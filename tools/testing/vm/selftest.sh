@@ -6,7 +6,9 @@
 # Builds the throwaway module selftest/vmcheck.c against the debug kernel
 # (build-kernel.sh; built first if needed) and boots the debug guest three
 # times (each boot about 20 s under TCG): clean, with every kind of failure
-# planted at once, and hung:
+# planted at once, and hung; then builds it against the KCSAN kernel
+# (build-kernel.sh --config kcsan; built first if needed) and boots that
+# twice, clean and with a planted data race:
 #
 #   case        vmcheck parameter  run.sh must       and print the check
 #   clean       (none)             PASS              (every check ok, KUnit 2/2)
@@ -16,6 +18,16 @@
 #   kmemleak    leak=1             FAIL              not ok - kmemleak clean
 #   kunit       kunit_fail=1       FAIL              not ok - kunit vmcheck.vmcheck_planted
 #   hang        hang=1             FAIL (timeout)    not ok - guest finished
+#   kcsan-clean (none), KCSAN      PASS              ok - no KCSAN report
+#                                                    (not skipped: KCSAN on)
+#   kcsan       race=1, KCSAN      FAIL              not ok - no KCSAN report
+#   kcsan-core  the kcsan log, its PASS              ok - no KCSAN report
+#               module frames cut  (run.sh --scan)   (the race is listed as
+#                                                    not counted)
+#   kcsan-irq   the kcsan log, its PASS              ok - no KCSAN report
+#               vmcheck frames     (run.sh --scan)   (listed, not counted)
+#               under an interrupt
+#               entry
 #
 # warn, lockdep, kasan, kmemleak and kunit share one boot: run.sh sorts each
 # log line into one kind only, and each case also needs its plant's own
@@ -23,6 +35,14 @@
 # out-of-bounds read's function, the leaked object's size: its 1234 bytes
 # come from kmalloc-2k, and the planted KUnit case), so that a detector
 # fired by another plant's report does not pass.
+#
+# kcsan's log must hold the plant's report ("BUG: KCSAN: data-race in" the
+# two vmcheck_race_* threads). kcsan-core and kcsan-irq prove the other
+# half of the rule run.sh judges KCSAN reports by, on the same report
+# rewritten: with the " [vmcheck]" of its frames cut, as if the threads
+# were core kernel code, and with a tick's frames and its interrupt entry
+# put above each vmcheck frame, as if a timer interrupt that landed in
+# vmcheck had raced, the report is listed but does not fail the run.
 #
 # --stock also smoke-tests vmcheck (no KUnit there) on each installed stock
 # Debian kernel through run-stock.sh (2 more boots); it must pass or be
@@ -49,15 +69,34 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-kdir=$("$here/build-kernel.sh" | tail -n1)
-build=$CACHE/selftest-build
-rm -rf "$build"
-mkdir -p "$build" "$CACHE/logs"
-cp "$here/selftest/Kbuild" "$here/selftest/vmcheck.c" "$build/"
-echo "selftest.sh: building vmcheck.ko against $kdir" >&2
-make -C "$kdir" M="$build" modules </dev/null >"$build/build.log" 2>&1 ||
-	{ cat "$build/build.log" >&2; echo "selftest.sh: vmcheck build failed" >&2; exit 1; }
-ko=$build/vmcheck.ko
+wanted() { case $only in ""|*",$1,"*) return 0 ;; esac; return 1; }
+
+# build_vmcheck KDIR DIR: build vmcheck.ko against KDIR in DIR.
+build_vmcheck() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	cp "$here/selftest/Kbuild" "$here/selftest/vmcheck.c" "$2/"
+	echo "selftest.sh: building vmcheck.ko against $1" >&2
+	make -C "$1" M="$2" modules </dev/null >"$2/build.log" 2>&1 ||
+		{ cat "$2/build.log" >&2; echo "selftest.sh: vmcheck build failed" >&2; exit 1; }
+}
+
+mkdir -p "$CACHE/logs"
+# Each kernel is built (if need be) only when a case of it is to run.
+for c in clean warn lockdep kasan kmemleak kunit hang; do
+	wanted $c || continue
+	kdir=$("$here/build-kernel.sh" | tail -n1)
+	build_vmcheck "$kdir" "$CACHE/selftest-build"
+	break
+done
+ko=$CACHE/selftest-build/vmcheck.ko
+kcsan=0
+if wanted kcsan-clean || wanted kcsan || wanted kcsan-core || wanted kcsan-irq; then
+	kcsan=1
+	kcsan_kdir=$("$here/build-kernel.sh" --config kcsan | tail -n1)
+	build_vmcheck "$kcsan_kdir" "$CACHE/selftest-build-kcsan"
+	kcsan_ko=$CACHE/selftest-build-kcsan/vmcheck.ko
+fi
 
 n=0 passed=0 failed=0
 report() {	# report OK NAME [DIAG]
@@ -126,6 +165,59 @@ planted() {
 	done
 }
 
+# kcsan_cases: the KCSAN kernel, clean, then with the planted race; and
+# the planted race's log with its module frames cut, scanned again.
+kcsan_cases() {
+	local kimage=$kcsan_kdir/arch/x86/boot/bzImage
+	local log=$CACHE/logs/selftest-kcsan.log tap=$CACHE/logs/selftest-kcsan.tap
+	local sig='BUG: KCSAN: data-race in vmcheck_race_(reader|writer) \[vmcheck\] / vmcheck_race_(reader|writer) \[vmcheck\]'
+	local rc=0 t0 t1 what
+
+	check kcsan-clean pass '^ok [0-9]+ - no KCSAN report$' -- --kernel "$kimage" -k "$kcsan_ko"
+	wanted kcsan || wanted kcsan-core || wanted kcsan-irq || return 0
+	t0=$(date +%s)
+	"$here/run.sh" --log "$log" --kernel "$kimage" -k "$kcsan_ko race=1" \
+		> "$tap" 2>"$tap.err" || rc=$?
+	t1=$(date +%s)
+	echo "# kcsan: run.sh exit $rc in $((t1 - t0)) s; $(grep -c '^not ok' "$tap" || true) failed checks" >&2
+	if wanted kcsan; then
+		what="kcsan: run.sh fails with: no KCSAN report, and the log has the planted race's report"
+		if [ $rc = 1 ] && grep -Eq '^not ok [0-9]+ - no KCSAN report$' "$tap" &&
+		   grep -Eq "$sig" "$log"; then
+			report 1 "$what ($((t1 - t0)) s)"
+		else
+			report 0 "$what" "$(echo "exit status $rc"; grep '^not ok' "$tap"; tail -n 3 "$tap.err"; echo "log: $log")"
+		fi
+	fi
+	if wanted kcsan-core; then
+		what="kcsan-core: the planted race's report with its module frames cut is listed, not counted"
+		sed -E 's/ \[vmcheck\]( \/|\r|$)/\1/g' "$log" > "$log.core"
+		rc=0
+		"$here/run.sh" --scan "$log.core" > "$log.core.tap" 2>&1 || rc=$?
+		if [ $rc = 0 ] && grep -Eq '^ok [0-9]+ - no KCSAN report$' "$log.core.tap" &&
+		   grep -Eq '^#   not counted \(no module frame in either call chain\): BUG: KCSAN: data-race in vmcheck_race_' "$log.core.tap"; then
+			report 1 "$what"
+		else
+			report 0 "$what" "$(echo "run.sh --scan exit $rc"; grep -E '^not ok|^#   not counted' "$log.core.tap"; echo "log: $log.core")"
+		fi
+	fi
+	if wanted kcsan-irq; then
+		what="kcsan-irq: the planted race's report with its vmcheck frames under an interrupt entry is listed, not counted"
+		# Each access now happens in a tick that interrupted vmcheck.
+		sed -E 's/^(\[ *[0-9]+\.[0-9]+\] ) (vmcheck_race_(reader|writer)\+)/\1 tick_nohz_handler+0x17b\/0x1b0\n\1 asm_sysvec_apic_timer_interrupt+0x16\/0x20\n\1 \2/' \
+			"$log" > "$log.irq"
+		rc=0
+		"$here/run.sh" --scan "$log.irq" > "$log.irq.tap" 2>&1 || rc=$?
+		if [ $rc = 0 ] && grep -Eq '^ok [0-9]+ - no KCSAN report$' "$log.irq.tap" &&
+		   grep -Eq '^#   not counted \(no module frame in either call chain\): BUG: KCSAN: data-race in vmcheck_race_' "$log.irq.tap" &&
+		   [ "$(grep -c ' asm_sysvec_apic_timer_interrupt+0x16/0x20$' "$log.irq")" -ge 2 ]; then
+			report 1 "$what"
+		else
+			report 0 "$what" "$(echo "run.sh --scan exit $rc"; grep -E '^not ok|^#   not counted' "$log.irq.tap"; echo "log: $log.irq")"
+		fi
+	fi
+}
+
 echo "TAP version 13"
 check clean    pass '^ok [0-9]+ - kunit vmcheck.vmcheck_planted$' -- -k "$ko"
 planted \
@@ -136,6 +228,8 @@ planted \
 	kunit    'kunit vmcheck.vmcheck_planted' 'not ok [0-9]+ vmcheck_planted'
 check hang     fail 'guest finished'                          -- -k "$ko hang=1" \
 	--timeout "${TIMEQ_SELFTEST_HANG_TIMEOUT:-60}"
+
+[ $kcsan = 0 ] || kcsan_cases
 
 if [ $stock = 1 ]; then
 	for series in 6.12 6.1; do

@@ -11,6 +11,11 @@
  *   lockdep=1    two spinlocks taken in both orders       -> lockdep report
  *   kasan=1      read one byte past a kmalloc() buffer    -> KASAN report
  *   leak=1       kmalloc() and drop the pointer           -> kmemleak report
+ *   race=1       two threads store to and load from one
+ *                plain variable at once, unmarked and
+ *                unlocked: a data race                  -> KCSAN report
+ *                (in a kernel with KCSAN; elsewhere the
+ *                threads race unseen, and the run passes)
  *   kunit_fail=1 make the KUnit case vmcheck_planted fail -> "not ok"
  *   hang=1       module init never returns, so insmod and
  *                the guest's init never finish            -> timeout
@@ -25,6 +30,10 @@
 #include <linux/delay.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/completion.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
 #if IS_ENABLED(CONFIG_KUNIT)
 #include <kunit/test.h>
 #endif
@@ -41,6 +50,9 @@ MODULE_PARM_DESC(kasan, "plant a slab out-of-bounds read");
 static bool leak;
 module_param(leak, bool, 0444);
 MODULE_PARM_DESC(leak, "plant a memory leak");
+static bool race;
+module_param(race, bool, 0444);
+MODULE_PARM_DESC(race, "plant a data race between two threads");
 static bool kunit_fail;
 module_param(kunit_fail, bool, 0444);
 MODULE_PARM_DESC(kunit_fail, "make the KUnit case vmcheck_planted fail");
@@ -92,6 +104,78 @@ static noinline void vmcheck_leak(void)
 	/* p goes out of scope, never freed */
 }
 
+/*
+ * The planted data race: one thread stores a counter to vmcheck_racy while
+ * another loads it, both with plain accesses and no lock. KCSAN samples:
+ * it watches one access in a few thousand (kcsan.skip_watch) for a few
+ * tens of microseconds, so each thread makes enough accesses for many
+ * watchpoints to land on vmcheck_racy while the other thread runs. Both
+ * say they started before either is let go, so that they overlap (and so
+ * that kthread_stop() finds them in their loops, not before them, where
+ * it would stop them unrun); barrier() makes each iteration access
+ * memory, which the compiler could otherwise fold.
+ */
+#define VMCHECK_RACE_LOOPS	1000000
+static unsigned long vmcheck_racy;
+static DECLARE_COMPLETION(vmcheck_race_started);
+static DECLARE_COMPLETION(vmcheck_race_go);
+
+static noinline int vmcheck_race_writer(void *arg)
+{
+	unsigned long i;
+
+	complete(&vmcheck_race_started);
+	wait_for_completion(&vmcheck_race_go);
+	for (i = 0; i < VMCHECK_RACE_LOOPS; i++) {
+		vmcheck_racy = i;	/* plain store: the planted race */
+		barrier();
+	}
+	return 0;
+}
+
+static noinline int vmcheck_race_reader(void *arg)
+{
+	unsigned long i, sum = 0;
+
+	complete(&vmcheck_race_started);
+	wait_for_completion(&vmcheck_race_go);
+	for (i = 0; i < VMCHECK_RACE_LOOPS; i++) {
+		sum += vmcheck_racy;	/* plain load: the planted race */
+		barrier();
+	}
+	return sum & 1;
+}
+
+/* Both threads run to the end before this returns (kthread_stop waits). */
+static noinline void vmcheck_race(void)
+{
+	struct task_struct *t[2];
+	int i, n = 0;
+
+	t[0] = kthread_create(vmcheck_race_writer, NULL, "vmcheck_writer");
+	t[1] = kthread_create(vmcheck_race_reader, NULL, "vmcheck_reader");
+	for (i = 0; i < 2; i++) {
+		if (IS_ERR(t[i])) {
+			pr_err("vmcheck: kthread_create: %ld\n", PTR_ERR(t[i]));
+			t[i] = NULL;
+			continue;
+		}
+		get_task_struct(t[i]);
+		wake_up_process(t[i]);
+		n++;
+	}
+	while (n--)
+		wait_for_completion(&vmcheck_race_started);
+	complete_all(&vmcheck_race_go);
+	for (i = 0; i < 2; i++) {
+		if (!t[i])
+			continue;
+		kthread_stop(t[i]);
+		put_task_struct(t[i]);
+	}
+	pr_info("vmcheck: planted data race done\n");
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 static void vmcheck_pass(struct kunit *test)
 {
@@ -118,8 +202,8 @@ kunit_test_suite(vmcheck_suite);
 
 static int __init vmcheck_init(void)
 {
-	pr_info("vmcheck: loaded (warn=%d lockdep=%d kasan=%d leak=%d kunit_fail=%d hang=%d)\n",
-		warn, lockdep, kasan, leak, kunit_fail, hang);
+	pr_info("vmcheck: loaded (warn=%d lockdep=%d kasan=%d leak=%d race=%d kunit_fail=%d hang=%d)\n",
+		warn, lockdep, kasan, leak, race, kunit_fail, hang);
 	WARN_ON(warn);
 	if (lockdep) {
 		vmcheck_a_then_b();
@@ -129,6 +213,8 @@ static int __init vmcheck_init(void)
 		vmcheck_oob();
 	if (leak)
 		vmcheck_leak();
+	if (race)
+		vmcheck_race();
 	while (hang)
 		msleep_interruptible(1000);
 	return 0;
