@@ -107,12 +107,20 @@ want_any() {
 
 # run_suite NAME COMMAND...: suite, whatever SUITES says.
 run_suite() {
-	local name=$1 log=$logs/$1.log rc ok nok skip start=$SECONDS
+	local name=$1 start=$SECONDS rc
 	shift
-	echo "== $name"
-	"$@" >"$log" 2>&1
+	"$@" >"$logs/$name.log" 2>&1
 	rc=$?
-	echo "$name $((SECONDS - start))" >>"$logs/seconds"
+	count_suite "$name" "$rc" $((SECONDS - start))
+}
+
+# count_suite NAME STATUS SECONDS: show a suite's TAP lines from its log and
+# count them. Returns non-zero if the suite failed.
+count_suite() {
+	local name=$1 rc=$2 seconds=$3 log=$logs/$1.log ok nok skip
+
+	echo "== $name"
+	echo "$name $seconds" >>"$logs/seconds"
 	grep -E '^(ok|not ok) |^# ' "$log"
 	skip=$(grep -c '^ok .*# SKIP' "$log")
 	ok=$(($(grep -c '^ok ' "$log") - skip))
@@ -125,11 +133,55 @@ run_suite() {
 		echo "not ok - $name ran no test"
 		nok=1
 	fi
-	echo "# $name: $((SECONDS - start)) s"
+	echo "# $name: $seconds s"
 	passed=$((passed + ok))
 	failed=$((failed + nok))
 	skipped=$((skipped + skip))
 	[ "$nok" -eq 0 ]
+}
+
+# start_suite NAME COMMAND...: suite, in the background, one a core at most;
+# finish_suites waits for those started and counts them in the order they
+# were started. For suites that install nothing, share no file with each
+# other, and bound their work by count or by their own clock, not by how
+# fast the host is: most are one thread, and on two cores two of them take
+# the time of the longer.
+bg_names=()
+bg_pids=()
+start_suite() {
+	local name=$1 running p
+	shift
+	want "$name" || return 0
+	ran=$((ran + 1))
+	while :; do
+		running=()
+		for p in "${!bg_names[@]}"; do
+			[ -e "$logs/${bg_names[p]}.status" ] || running+=("${bg_pids[p]}")
+		done
+		[ ${#running[@]} -lt "$(nproc)" ] && break
+		wait -n "${running[@]}"
+	done
+	rm -f "$logs/$name.status"
+	(
+		start=$SECONDS
+		"$@" >"$logs/$name.log" 2>&1
+		echo "$? $((SECONDS - start))" >"$logs/$name.status"
+	) &
+	bg_names+=("$name")
+	bg_pids+=($!)
+}
+
+finish_suites() {
+	local name rc seconds
+
+	[ ${#bg_pids[@]} -eq 0 ] || wait "${bg_pids[@]}"
+	for name in "${bg_names[@]}"; do
+		read -r rc seconds <"$logs/$name.status" || rc=1 seconds=0
+		rm -f "$logs/$name.status"
+		count_suite "$name" "$rc" "$seconds"
+	done
+	bg_names=()
+	bg_pids=()
 }
 
 # step NAME COMMAND...: a command that is one test by its exit status; a
@@ -141,24 +193,36 @@ step() {
 	run_suite "$name" bash -c '"$@" && echo "ok 1 - $0" || { echo "not ok 1 - $0"; exit 1; }' "$name" "$@"
 }
 
-gates() {
-	local gate
+# The static gates, the userspace suites, the spin model and UML's KUnit
+# run side by side (start_suite), the longest first; deps.sh has installed
+# what each would. Counted in the order started.
+side_by_side() {
+	local queue=0
 
-	for gate in checkpatch kernel-doc clang-format clang; do
-		suite "gate-$gate" "tools/testing/gates/$gate.sh"
-	done
-}
-
-queue() {
-	want_any queue-sanitizers queue-valgrind queue-m32 queue-paths-tsan \
-		queue-bounded queue-fuzz || return 0
-	step queue-build make -C tools/testing/queue -j"$(nproc)" || return
-	suite queue-sanitizers tools/testing/queue/run.sh san
-	suite queue-valgrind tools/testing/queue/run.sh valgrind
-	suite queue-m32 tools/testing/queue/run.sh m32
-	suite queue-paths-tsan tools/testing/queue/run.sh tsan
-	suite queue-bounded tools/testing/queue/run.sh bounded
-	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
+	if want_any queue-sanitizers queue-valgrind queue-m32 queue-paths-tsan \
+		    queue-bounded queue-fuzz; then
+		step queue-build make -C tools/testing/queue -j"$(nproc)" && queue=1
+	fi
+	start_suite spin tools/testing/spin/run.sh
+	if [ $queue = 1 ]; then
+		start_suite queue-sanitizers tools/testing/queue/run.sh san
+		start_suite queue-valgrind tools/testing/queue/run.sh valgrind
+	fi
+	start_suite gate-clang tools/testing/gates/clang.sh
+	start_suite gate-clang-format tools/testing/gates/clang-format.sh
+	start_suite gate-checkpatch tools/testing/gates/checkpatch.sh
+	if [ $queue = 1 ]; then
+		start_suite queue-fuzz tools/testing/queue/run.sh fuzz \
+			"${TIMEQ_FUZZ_SECONDS:-60}"
+	fi
+	start_suite kunit-uml tools/testing/kunit/uml.sh --tap
+	if [ $queue = 1 ]; then
+		start_suite queue-m32 tools/testing/queue/run.sh m32
+		start_suite queue-bounded tools/testing/queue/run.sh bounded
+		start_suite queue-paths-tsan tools/testing/queue/run.sh tsan
+	fi
+	start_suite gate-kernel-doc tools/testing/gates/kernel-doc.sh
+	finish_suites
 }
 
 vm() {
@@ -260,7 +324,7 @@ vm() {
 # built again, and reported, by that step. Only when nothing is left to
 # install, so that no apt-get runs beside another.
 prebuild() {
-	if want kunit-uml; then
+	if want kunit-uml && tools/testing/kunit/uml.sh --deps >&2; then
 		tools/testing/kunit/uml.sh --build >"$logs/prebuild-uml.log" 2>&1 &
 	fi
 	if [ "${TIMEQ_CHECK_VM:-1}" != 0 ] &&
@@ -276,10 +340,7 @@ cd "$top" || exit 1
 : >"$logs/seconds"
 if step deps tools/testing/deps.sh; then
 	prebuild
-	gates
-	queue
-	suite spin tools/testing/spin/run.sh
-	suite kunit-uml tools/testing/kunit/uml.sh --tap
+	side_by_side
 	suite module-builds tools/testing/module-builds.sh
 	suite install tools/testing/install.sh
 	suite docs tools/testing/docs.sh

@@ -15,7 +15,11 @@
 #                               .kunitconfig: no KASAN, no lockdep) built by
 #                               kunit.py build and booted with timeq_bench's
 #                               parameters; prints timeq_bench's lines
+#   uml.sh --build              build the kernel of make kunit, and run
+#                               nothing (make check starts it early, in
+#                               the background: the run waits on the lock)
 #   uml.sh --tree               prepare the tree and print its path
+#   uml.sh --deps               install what is missing, and stop there
 #
 # The kernel tree is Debian's tarball extracted once outside the clone, in
 #     ${TIMEQ_CACHE:-$HOME/.cache/timeq}/uml-<key>/linux
@@ -62,6 +66,8 @@ while [ $# -gt 0 ]; do
 	--tap) tap=1; shift ;;
 	--bench) mode=bench; shift; break ;;
 	--tree) mode=tree; shift ;;
+	--build) mode=build; shift ;;
+	--deps) mode=deps; shift ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	-*) echo "uml.sh: unknown option $1" >&2; exit 2 ;;
 	*) glob=$1; shift ;;
@@ -87,6 +93,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	  apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >&2 ||
 		die "apt-get failed"
 fi
+[ $mode = deps ] && exit 0
 version=$(dpkg-query -W -f='${Version}' "$pkg") || die "$pkg is not installed"
 ccver=$(${CC:-gcc} --version | head -n 1)
 key=$(printf '%s\n' "$pkg $version" "$ccver" "layout $layout" |
@@ -241,6 +248,12 @@ fi
 
 build=$base/build-kunit
 start=$(date +%s)
+if [ $mode = build ]; then
+	"${kunit[@]}" build --arch=um --build_dir="$build" --jobs="$JOBS" \
+		--kunitconfig="$top/kunit/.kunitconfig" >&2
+	log "kunit.py build took $(($(date +%s) - start)) s"
+	exit 0
+fi
 rc=0
 # A build that fails must not leave the last run's results to be read.
 rm -f "$build/test.log"
