@@ -197,13 +197,16 @@ step() {
 # run side by side (start_suite), the longest first; deps.sh has installed
 # what each would. Counted in the order started.
 side_by_side() {
-	local queue=0
+	local queue=0 spin_rest
 
 	if want_any queue-sanitizers queue-valgrind queue-m32 queue-paths-tsan \
 		    queue-bounded queue-fuzz; then
 		step queue-build make -C tools/testing/queue -j"$(nproc)" && queue=1
 	fi
-	start_suite spin tools/testing/spin/run.sh
+	# The spin model's largest scope, 21 million states, beside the rest.
+	start_suite spin-regions tools/testing/spin/run.sh regions
+	mapfile -t spin_rest < <(tools/testing/spin/run.sh --list | grep -vx regions)
+	start_suite spin tools/testing/spin/run.sh "${spin_rest[@]}"
 	if [ $queue = 1 ]; then
 		start_suite queue-sanitizers tools/testing/queue/run.sh san
 		start_suite queue-valgrind tools/testing/queue/run.sh valgrind

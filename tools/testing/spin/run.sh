@@ -10,6 +10,8 @@
 #
 #   run.sh            every scope and every planted bug
 #   run.sh NAME...    only those (scope or bug names as printed)
+#   run.sh --list     the names, one a line (make check runs the longest
+#                     scope beside the others)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +43,13 @@ bugs=(
 	"BUG_FAR_MOVES_MIN|regions"
 	"BUG_STALE_MIN|pull"
 )
+
+if [ "${1:-}" = --list ]; then
+	for s in "${scopes[@]}" end-states "${bugs[@]}"; do
+		echo "${s%%|*}"
+	done
+	exit 0
+fi
 
 n=0
 failed=0
