@@ -25,7 +25,8 @@
 #			figures after every round (tools/testing/vm/soak.sh)
 #   make bench		timeq against libuv, libevent, libev, the kernel's
 #			rbtree, timerqueue, min_heap and timer wheel, in
-#			userspace and in Debian's stock 6.12 under qemu, with
+#			userspace, in User-Mode Linux (native speed) and in
+#			Debian's stock 6.12 under qemu, with
 #			the tuning calibration, and through the ABI against
 #			timerfd and io_uring; tables, CSV and plots in
 #			build/bench/ (tools/bench/bench.sh; 6 to 11 minutes)
