@@ -117,7 +117,7 @@ say ""
 if [ "${BENCH_UML:-1}" = 0 ]; then
 	say "[4/5] in the kernel, User-Mode Linux: skipped (BENCH_UML=0)"
 else
-	echo "[4/5] in the kernel: timeq_bench built into a User-Mode Linux kernel (seconds; the first time, its build: 3 to 6 minutes)"
+	echo "[4/5] in the kernel: timeq_bench built into a User-Mode Linux kernel (seconds; the first time, its build: 4 to 15 minutes)"
 	# 15 timed runs a cell rather than 5: seconds natively, and the
 	# median then stands against the other work of a shared machine.
 	"$top/tools/testing/kunit/uml.sh" --bench "ops=${BENCH_KERNEL_OPS:-100000}" \
