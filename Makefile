@@ -13,13 +13,20 @@
 #   make run		see it work: Debian's stock 6.12 kernel in qemu with
 #			timeq.ko, running timeqctl demo and sim
 #   make check		install what the tests need, run every suite, and end
-#			with one line "N passed, N failed"
+#			with one line "N passed, N failed"; SUITES='kunit-uml
+#			gate-*' runs those suites alone (shell globs)
+#   make kunit		the KUnit suites in a User-Mode Linux kernel, through
+#			the kernel's kunit.py (tools/testing/kunit/uml.sh);
+#			SUITE=timeq_paths (a kunit.py filter glob) runs one
+#   make selftests	the kselftests, built by the kernel's selftests
+#			Makefile (TARGETS=timeq) into build/kselftest/timeq
 #   make soak		issue 13's hardening programs mixed, in the debug
 #			kernel under qemu, for TIMEQ_SOAK_MINUTES (default 30);
 #			figures after every round (tools/testing/vm/soak.sh)
 #   make bench		timeq against libuv, libevent, libev, the kernel's
 #			rbtree, timerqueue, min_heap and timer wheel, in
-#			userspace and in Debian's stock 6.12 under qemu, with
+#			userspace, in User-Mode Linux (native speed) and in
+#			Debian's stock 6.12 under qemu, with
 #			the tuning calibration, and through the ABI against
 #			timerfd and io_uring; tables, CSV and plots in
 #			build/bench/ (tools/bench/bench.sh; 6 to 11 minutes)
@@ -94,6 +101,17 @@ run:
 check:
 	tools/testing/check.sh
 
+kunit:
+	tools/testing/kunit/uml.sh $(SUITE)
+
+# The kernel's own way: its tools/testing/selftests/Makefile, in the tree of
+# make kunit, where tools/testing/selftests/timeq is a symlink to ours (whose
+# physical path has no lib.mk beside it: KSFT says where it is).
+selftests:
+	tree=$$(tools/testing/kunit/uml.sh --tree) && \
+	$(MAKE) -C $$tree/tools/testing/selftests TARGETS=timeq O=$(CURDIR)/build \
+		KSFT=$$tree/tools/testing/selftests
+
 soak:
 	tools/testing/vm/soak.sh
 
@@ -134,4 +152,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools install dkms-src dkms-install dkms-uninstall run \
-	check soak htmldocs bench bench-paths bench-stall bench-flowtrack style lint clean
+	check kunit selftests soak htmldocs bench bench-paths bench-stall bench-flowtrack style lint clean

@@ -14,21 +14,25 @@
 #   2. the calibration of the paper's costs b, c, d (calibrate.c)
 #   3. the locking cost: tools/testing/queue/bench_paths, the fast path's
 #      latency with the slow side flat out, beside one plain spinlock
-#   4. in the kernel: timeq_bench.ko in Debian's stock 6.12 under qemu
-#      against lib/timerqueue.c, min_heap.h and the timer wheel
+#   4. in the kernel: timeq_bench against lib/timerqueue.c, min_heap.h and
+#      the timer wheel, at native speed in a User-Mode Linux kernel
+#      (tools/testing/kunit/uml.sh --bench: built in, no debug options,
+#      one CPU) and as timeq_bench.ko in Debian's stock 6.12 under qemu
+#      (TCG), then the two runs' ratios side by side
 #   5. through the ABI: tools/bench/abi.c in the same kernel with timeq.ko,
 #      one CPU: /dev/timeq with single ioctls and TIMEQ_BATCH against a
 #      timerfd per timer under epoll and io_uring timeouts (liburing)
 #
 # Everything it writes is under build/bench/: bench.txt (all of the
-# above), results.csv, calibrate.csv, <workload>.png and .svg, kernel.txt,
-# abi.txt.
+# above), results.csv, calibrate.csv, <workload>.png and .svg, kernel.txt
+# (qemu), kernel-uml.txt, kernel-ratios.txt, abi.txt.
 # It fails (non-zero) if a correctness check fails anywhere; figures are
 # printed, never judged.
 #
 # Environment: BENCH_OPS (operations per segment, default 100000),
 # BENCH_N (default 1000,10000,100000,1000000), BENCH_VM=0 skips the
-# kernel parts (4 and 5), BENCH_KERNEL_OPS (default 100000), BENCH_ABI=0
+# qemu parts (4 under qemu, and 5), BENCH_UML=0 the User-Mode Linux run,
+# BENCH_KERNEL_OPS (default 100000), BENCH_ABI=0
 # skips part 5 alone, BENCH_ABI_ARGS (abi's options, default none: N =
 # 10^3, 10^4, 10^5, three runs each).
 set -uo pipefail
@@ -108,8 +112,26 @@ make -s -C "$top/tools/testing/queue" OUT="$top/build/queue" \
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "bench_paths found a queue inconsistent"
 say ""
 
+: >"$out/kernel.txt"
+: >"$out/kernel-uml.txt"
+if [ "${BENCH_UML:-1}" = 0 ]; then
+	say "[4/5] in the kernel, User-Mode Linux: skipped (BENCH_UML=0)"
+else
+	echo "[4/5] in the kernel: timeq_bench built into a User-Mode Linux kernel (seconds; the first time, its build: 4 to 15 minutes)"
+	# 15 timed runs a cell rather than 5: seconds natively, and the
+	# median then stands against the other work of a shared machine.
+	"$top/tools/testing/kunit/uml.sh" --bench "ops=${BENCH_KERNEL_OPS:-100000}" \
+		reps=15 >"$out/kernel-uml.txt" 2>"$out/uml.log" ||
+		{ tail -n 20 "$out/uml.log" >&2; die "the UML run failed (build/bench/uml.log)"; }
+	say "== In the kernel, natively: timeq_bench built into a User-Mode Linux 6.12 kernel"
+	say "   (ARCH=um: the kernel's code runs as this machine's instructions, one CPU,"
+	say "   no KASAN or lockdep; $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1))"
+	tee -a "$log" <"$out/kernel-uml.txt"
+	say ""
+fi
+
 if [ "${BENCH_VM:-1}" = 0 ]; then
-	say "[4/5] in the kernel: skipped (BENCH_VM=0)"
+	say "[4/5] in the kernel, qemu: skipped (BENCH_VM=0)"
 	say "[5/5] through the ABI: skipped (BENCH_VM=0)"
 else
 	echo "[4/5] in the kernel: timeq_bench.ko in Debian's stock 6.12 under qemu (about 3 minutes)"
@@ -141,6 +163,15 @@ else
 		grep -v 'taints kernel\|verification failed' | tee "$out/kernel.txt" | tee -a "$log"
 	[ "$rc" -eq 0 ] || { grep -A3 '^not ok' "$out/vm.log" >&2; die "the kernel run failed (build/bench/console.log)"; }
 	say ""
+	if [ -s "$out/kernel-uml.txt" ]; then
+		say "== In the kernel: the other structure's time over timeq's (above 1: timeq"
+		say "   is faster), natively in User-Mode Linux (UML) beside qemu's emulation"
+		say "   (TCG) of the same code, on the same host; timeq's ns per operation first"
+		awk -v uml="$out/kernel-uml.txt" -v tcg="$out/kernel.txt" \
+			-f "$top/tools/bench/kernel/ratios.awk" |
+			tee "$out/kernel-ratios.txt" | tee -a "$log"
+		say ""
+	fi
 
 	if [ "${BENCH_ABI:-1}" = 0 ]; then
 		say "[5/5] through the ABI: skipped (BENCH_ABI=0)"

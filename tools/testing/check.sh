@@ -24,6 +24,11 @@
 #                 and clock.c (tools/testing/explore): every scenario
 #                 under a fixed budget of PCT, random and ASan schedules,
 #                 then every planted bug caught
+#   kunit-uml     the KUnit suites in a User-Mode Linux kernel with lockdep
+#                 and KASAN, through the kernel's kunit.py
+#                 (tools/testing/kunit/uml.sh): a TAP line a case, the
+#                 cases that need SMP skipped with their reason (they run
+#                 in vm-debug), and one for any kernel complaint
 #   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
 #                 6.12-rt headers
 #   install       dkms build from a copy of the tree against those headers,
@@ -33,8 +38,8 @@
 #                 naming all of the ABI, the documentation's example
 #                 programs built, and make htmldocs without a warning
 #   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
-#                 built once and cached outside the tree, the KUnit suites
-#                 (timeq_queue, timeq_paths) and the /dev/timeq kselftests
+#                 built once and cached outside the tree, the KUnit suite
+#                 timeq_paths (two CPUs) and the /dev/timeq kselftests
 #                 (64- and 32-bit) and libtimeq's booted in it under qemu;
 #                 in it too, the hardening of issue 13 (vm-hardening:
 #                 allocation failure, the ABI fuzzer, limits and isolation,
@@ -55,6 +60,9 @@
 #   make-run      `make run` itself: timeqctl demo, flowgen and sim in the
 #                 stock 6.12 kernel
 #
+# SUITES (make check SUITES='kunit-uml gate-*') runs the suites it names,
+# shell globs over the names above, and what they need built first; the
+# README's "Test it" says what each needs.
 # TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing of the data structure,
 # TIMEQ_ABI_FUZZ_SECONDS (default 90) that of /dev/timeq; TIMEQ_CHECK_VM=0
 # skips the vm-* suites (quick local runs; CI runs everything).
@@ -69,16 +77,57 @@ mkdir -p "$logs"
 passed=0
 failed=0
 skipped=0
+ran=0
 
 # suite NAME COMMAND...: run a command that prints TAP, and count it. A
 # command that fails without a "not ok", or runs no test, is one failure.
 # Returns non-zero if the suite failed.
 suite() {
-	local name=$1 log=$logs/$1.log rc ok nok skip
+	want "$1" || return 0
+	ran=$((ran + 1))
+	run_suite "$@"
+}
+
+# want NAME: whether SUITES selects suite NAME (every suite when it is empty).
+want() {
+	local pats p
+
+	read -ra pats <<<"${SUITES:-}"
+	[ ${#pats[@]} -eq 0 ] && return 0
+	for p in "${pats[@]}"; do
+		# shellcheck disable=SC2053 # p is a glob
+		[[ $1 == $p ]] && return 0
+	done
+	return 1
+}
+
+# want_any NAME...: whether SUITES selects one of these suites, so that
+# what they need is built first.
+want_any() {
+	local name
+
+	for name in "$@"; do
+		want "$name" && return 0
+	done
+	return 1
+}
+
+# run_suite NAME COMMAND...: suite, whatever SUITES says.
+run_suite() {
+	local name=$1 start=$SECONDS rc
 	shift
-	echo "== $name"
-	"$@" >"$log" 2>&1
+	"$@" >"$logs/$name.log" 2>&1
 	rc=$?
+	count_suite "$name" "$rc" $((SECONDS - start))
+}
+
+# count_suite NAME STATUS SECONDS: show a suite's TAP lines from its log and
+# count them. Returns non-zero if the suite failed.
+count_suite() {
+	local name=$1 rc=$2 seconds=$3 log=$logs/$1.log ok nok skip
+
+	echo "== $name"
+	echo "$name $seconds" >>"$logs/seconds"
 	grep -E '^(ok|not ok) |^# ' "$log"
 	skip=$(grep -c '^ok .*# SKIP' "$log")
 	ok=$(($(grep -c '^ok ' "$log") - skip))
@@ -91,39 +140,103 @@ suite() {
 		echo "not ok - $name ran no test"
 		nok=1
 	fi
+	echo "# $name: $seconds s"
 	passed=$((passed + ok))
 	failed=$((failed + nok))
 	skipped=$((skipped + skip))
 	[ "$nok" -eq 0 ]
 }
 
-# step NAME COMMAND...: a command that is one test by its exit status.
+# start_suite NAME COMMAND...: suite, in the background, one a core at most;
+# finish_suites waits for those started and counts them in the order they
+# were started. For suites that install nothing, share no file with each
+# other, and bound their work by count or by their own clock, not by how
+# fast the host is: most are one thread, and on two cores two of them take
+# the time of the longer.
+bg_names=()
+bg_pids=()
+start_suite() {
+	local name=$1 running p
+	shift
+	want "$name" || return 0
+	ran=$((ran + 1))
+	while :; do
+		running=()
+		for p in "${!bg_names[@]}"; do
+			[ -e "$logs/${bg_names[p]}.status" ] || running+=("${bg_pids[p]}")
+		done
+		[ ${#running[@]} -lt "$(nproc)" ] && break
+		wait -n "${running[@]}"
+	done
+	rm -f "$logs/$name.status"
+	(
+		start=$SECONDS
+		"$@" >"$logs/$name.log" 2>&1
+		echo "$? $((SECONDS - start))" >"$logs/$name.status"
+	) &
+	bg_names+=("$name")
+	bg_pids+=($!)
+}
+
+finish_suites() {
+	local name rc seconds
+
+	[ ${#bg_pids[@]} -eq 0 ] || wait "${bg_pids[@]}"
+	for name in "${bg_names[@]}"; do
+		read -r rc seconds <"$logs/$name.status" || rc=1 seconds=0
+		rm -f "$logs/$name.status"
+		count_suite "$name" "$rc" "$seconds"
+	done
+	bg_names=()
+	bg_pids=()
+}
+
+# step NAME COMMAND...: a command that is one test by its exit status; a
+# step builds or installs what the suites after it need, so it runs
+# whenever its caller does, whatever SUITES says.
 step() {
 	local name=$1
 	shift
-	suite "$name" bash -c '"$@" && echo "ok 1 - $0" || { echo "not ok 1 - $0"; exit 1; }' "$name" "$@"
+	run_suite "$name" bash -c '"$@" && echo "ok 1 - $0" || { echo "not ok 1 - $0"; exit 1; }' "$name" "$@"
 }
 
-gates() {
-	local gate
+# The static gates, the userspace suites, the spin model and UML's KUnit
+# run side by side (start_suite), the longest first; deps.sh has installed
+# what each would. Counted in the order started.
+side_by_side() {
+	local queue=0 spin_rest
 
-	for gate in checkpatch kernel-doc clang-format clang; do
-		suite "gate-$gate" "tools/testing/gates/$gate.sh"
-	done
-}
-
-queue() {
-	step queue-build make -C tools/testing/queue -j"$(nproc)" || return
-	suite queue-sanitizers tools/testing/queue/run.sh san
-	suite queue-valgrind tools/testing/queue/run.sh valgrind
-	suite queue-m32 tools/testing/queue/run.sh m32
-	suite queue-paths-tsan tools/testing/queue/run.sh tsan
-	suite queue-bounded tools/testing/queue/run.sh bounded
-	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
-	suite spin tools/testing/spin/run.sh
+	if want_any queue-sanitizers queue-valgrind queue-m32 queue-paths-tsan \
+		    queue-bounded queue-fuzz; then
+		step queue-build make -C tools/testing/queue -j"$(nproc)" && queue=1
+	fi
+	# The spin model's largest scope, 21 million states, beside the rest.
+	start_suite spin-regions tools/testing/spin/run.sh regions
+	mapfile -t spin_rest < <(tools/testing/spin/run.sh --list | grep -vx regions)
+	start_suite spin tools/testing/spin/run.sh "${spin_rest[@]}"
+	if [ $queue = 1 ]; then
+		start_suite queue-sanitizers tools/testing/queue/run.sh san
+		start_suite queue-valgrind tools/testing/queue/run.sh valgrind
+	fi
+	start_suite gate-clang tools/testing/gates/clang.sh
+	start_suite gate-clang-format tools/testing/gates/clang-format.sh
+	start_suite gate-checkpatch tools/testing/gates/checkpatch.sh
+	if [ $queue = 1 ]; then
+		start_suite queue-fuzz tools/testing/queue/run.sh fuzz \
+			"${TIMEQ_FUZZ_SECONDS:-60}"
+	fi
+	start_suite kunit-uml tools/testing/kunit/uml.sh --tap
+	if [ $queue = 1 ]; then
+		start_suite queue-m32 tools/testing/queue/run.sh m32
+		start_suite queue-bounded tools/testing/queue/run.sh bounded
+		start_suite queue-paths-tsan tools/testing/queue/run.sh tsan
+	fi
+	start_suite gate-kernel-doc tools/testing/gates/kernel-doc.sh
+	finish_suites
 }
 
 explore() {
+	want_any explore explore-plant || return 0
 	step explore-build make -C tools/testing/explore -j"$(nproc)" || return
 	suite explore tools/testing/explore/run.sh check
 	suite explore-plant tools/testing/explore/run.sh plant
@@ -133,7 +246,15 @@ vm() {
 	local vm=tools/testing/vm kdir debug=$top/build/module-debug series mods
 	local st=$top/build/selftests flows=$top/build/flowtrack
 	local fuzz=${TIMEQ_ABI_FUZZ_SECONDS:-90} more
+	local stock=(vm-stock-6.12 vm-stock-6.12-rt vm-stock-6.1
+		     vm-flowtrack-6.12-rt vm-trace-6.12)
 
+	want_any vm-debug vm-hardening vm-teardown vm-flowtrack-debug \
+		"${stock[@]}" make-run vm-kcsan vm-selftest || return 0
+	# The stock kernels boot the modules that module-builds builds.
+	if want_any "${stock[@]}" && ! want module-builds; then
+		step vm-stock-modules tools/testing/module-builds.sh || return
+	fi
 	step vm-deps "$vm/deps.sh" || return
 	step vm-kernel "$vm/build-kernel.sh" || return
 	kdir=$("$vm/build-kernel.sh" --print-dir)
@@ -145,9 +266,12 @@ vm() {
 		return
 	step vm-examples-build make -C Documentation/examples \
 		OUT="$top/build/examples" || return
+	# KUnit's timeq_paths, every case (the SMP ones are skipped in UML);
+	# timeq_queue, the bare data structure, runs in kunit-uml alone, where
+	# it takes seconds rather than minutes of emulation (kunit/README).
 	suite vm-debug "$vm/run.sh" --kernel "$kdir/arch/x86/boot/bzImage" \
-		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" \
-		--kunit timeq_queue --kunit timeq_paths \
+		--append kunit.filter_glob=timeq_paths \
+		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" --kunit timeq_paths \
 		-b "$st/timeq_test" -b "$st/timeq_test_32" -b "$st/timeq_lib_test"
 	# Issue 13's hardening, in the debug kernel: allocation failure, the
 	# ABI fuzzer (64- then 32-bit), limits and isolation (no_hash_pointers
@@ -171,7 +295,10 @@ vm() {
 		-f "$debug/timeq.ko:/lib/modules/timeq/timeq.ko" \
 		-f "$debug/timeq_client.ko:/lib/modules/timeq/timeq_client.ko" \
 		-b "$st/timeq_teardown"
-	step vm-flowgen-build make -C tools/testing/flowtrack OUT="$flows" || return
+	if want_any vm-flowtrack-debug vm-flowtrack-6.12-rt; then
+		step vm-flowgen-build make -C tools/testing/flowtrack \
+			OUT="$flows" || return
+	fi
 	suite vm-flowtrack-debug tools/testing/flowtrack/vm.sh debug "$debug" \
 		"$flows/flowgen"
 	# module-builds built timeq_smoke.ko against each stock kernel's headers.
@@ -200,9 +327,34 @@ vm() {
 		-f "$top/build/examples/example-lib:/bin/example-lib" \
 		-f "$top/build/examples/example-timeq4:/bin/example-timeq4" \
 		-b "$top/$vm/trace.sh"
-	step make-run tools/run.sh
+	if want make-run; then
+		ran=$((ran + 1))
+		step make-run tools/run.sh
+	fi
 	vm_kcsan
 	suite vm-selftest "$vm/selftest.sh"
+}
+
+# prebuild: start the kernels' builds in the background. They take minutes
+# on a cold cache, and the userspace suites before their first use leave a
+# core idle. Each builder holds its cache's lock while it builds, so the
+# suite or step that needs a kernel waits for it there; one that failed is
+# built again, and reported, by that step. Only when nothing is left to
+# install, so that no apt-get runs beside another.
+prebuild() {
+	if want kunit-uml && tools/testing/kunit/uml.sh --deps >&2; then
+		tools/testing/kunit/uml.sh --build >"$logs/prebuild-uml.log" 2>&1 &
+	fi
+	if [ "${TIMEQ_CHECK_VM:-1}" != 0 ] &&
+	   want_any vm-debug vm-hardening vm-teardown vm-flowtrack-debug &&
+	   tools/testing/vm/deps.sh --check >/dev/null 2>&1; then
+		tools/testing/vm/build-kernel.sh >"$logs/prebuild-kernel.log" 2>&1 &
+	fi
+	if [ "${TIMEQ_CHECK_VM:-1}" != 0 ] && want vm-kcsan &&
+	   tools/testing/vm/deps.sh --check >/dev/null 2>&1; then
+		tools/testing/vm/build-kernel.sh --config kcsan \
+			>"$logs/prebuild-kcsan.log" 2>&1 &
+	fi
 }
 
 # vm-kcsan: the KCSAN kernel (tools/testing/vm/kernel-kcsan.config, the
@@ -227,6 +379,7 @@ vm_kcsan() {
 	local vm=tools/testing/vm kdir mods=$top/build/module-kcsan
 	local st=$top/build/selftests
 
+	want vm-kcsan || return 0
 	step vm-kcsan-kernel "$vm/build-kernel.sh" --config kcsan || return
 	kdir=$("$vm/build-kernel.sh" --config kcsan --print-dir)
 	step vm-kcsan-modules tools/testing/build-module.sh "$kdir" "$mods" \
@@ -243,15 +396,24 @@ vm_kcsan() {
 }
 
 cd "$top" || exit 1
+# Each suite's seconds, one "name seconds" a line, for the figures of the
+# README's "Test it".
+: >"$logs/seconds"
 if step deps tools/testing/deps.sh; then
-	gates
-	queue
+	prebuild
+	side_by_side
 	explore
 	suite module-builds tools/testing/module-builds.sh
 	suite install tools/testing/install.sh
 	suite docs tools/testing/docs.sh
 	[ "${TIMEQ_CHECK_VM:-1}" = 0 ] || vm
 fi
+# A prebuild that no suite waited for (a step failed first) ends here.
+wait
 
+if [ "$ran" -eq 0 ] && [ -n "${SUITES:-}" ]; then
+	echo "not ok - SUITES='$SUITES' selects no suite"
+	failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

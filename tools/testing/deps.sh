@@ -33,6 +33,21 @@ need clang clang
 need valgrind valgrind
 need perl perl
 need sparse sparse
+# What the gates and the spin model would install themselves when they run
+# alone (make style, make lint): make check runs them side by side, where
+# two apt-get cannot run at once, so they are installed here first.
+need clang-format clang-format
+need git git
+need ld.lld lld
+need llvm-objcopy llvm
+need flex flex
+need bison bison
+need xz xz-utils
+need spin spin
+for pkg in linux-source-6.12 linux-headers-6.12-amd64; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$pkg")
+done
 install "${missing[@]}"
 
 probe=$(mktemp -d)

@@ -32,9 +32,11 @@
  * 1024 jiffies and left to fire: how late each fires, beside timeq, whose
  * every removal above was at its exact time.
  *
- * Measured under emulation (qemu TCG, no KVM here): compare the ratios,
- * not the absolute times. tools/bench/bench.sh boots Debian's stock 6.12
- * with this module and prints its lines.
+ * tools/bench/bench.sh runs it twice and prints its lines: built into a
+ * User-Mode Linux kernel (tools/testing/kunit/uml.sh --bench), where the
+ * kernel's code runs as the host's own instructions, and as a module in
+ * Debian's stock 6.12 under qemu, emulated (TCG, no KVM here), whose
+ * ratios alone mean something.
  */
 #define pr_fmt(fmt) "timeq_bench: " fmt
 
@@ -719,7 +721,10 @@ static int __init tb_init(void)
 	char line[256];
 	int err, len;
 
-	pr_info("measured under emulation (qemu TCG): compare the ratios, not the absolute times\n");
+	if (IS_ENABLED(CONFIG_UML))
+		pr_info("measured in User-Mode Linux: this host's instructions, one CPU\n");
+	else
+		pr_info("measured under emulation (qemu TCG): compare the ratios, not the absolute times\n");
 	pr_info("ns per operation, median of %u runs of %u operations (storm: per timer); ratio = theirs / timeq's\n",
 		reps, ops);
 	for (wl = TB_HOLD; wl < TB_NWL; wl++) {

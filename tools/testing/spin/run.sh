@@ -11,6 +11,8 @@
 #
 #   run.sh            every scope and every planted bug
 #   run.sh NAME...    only those (scope or bug names as printed)
+#   run.sh --list     the names, one a line (make check runs the longest
+#                     scope beside the others)
 #
 # JOBS (default 2) verifiers run at once; CC picks the compiler (default
 # clang if installed, which compiles the verifier faster, else gcc).
@@ -64,6 +66,13 @@ bugs=(
 	"BUG_APPLY_NO_RETAKE|room"
 	"BUG_SET_ROOM_LATE|expiry"
 )
+
+if [ "${1:-}" = --list ]; then
+	for s in "${scopes[@]}" "${bugs[@]}"; do
+		echo "${s%%|*}"
+	done
+	exit 0
+fi
 
 start=$SECONDS
 
