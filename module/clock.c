@@ -169,8 +169,7 @@ static void tq_clock_set(struct timeq_clock *clock, u64 time, bool spent)
  * cancel it if the queue is empty, and queue the work if timers are due.
  * Under head_lock, which keeps @min and @due still.
  */
-static void tq_clock_arm(struct timeq *q, bool spent)
-	__must_hold(&q->head_lock)
+static void tq_clock_arm(struct timeq *q, bool spent) __must_hold(&q->head_lock)
 {
 	struct timeq_clock *clock = q->clock;
 	unsigned long flags;
@@ -188,8 +187,7 @@ static void tq_clock_arm(struct timeq *q, bool spent)
 	raw_spin_unlock_irqrestore(&clock->arm_lock, flags);
 }
 
-void tq_clock_changed(struct timeq *q)
-	__must_hold(&q->head_lock)
+void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock)
 {
 	tq_clock_arm(q, false);
 }
@@ -267,9 +265,8 @@ void tq_clock_catch_up(struct timeq *q)
  * that no timer leaves before it is due.
  * Return: 0, or -ERANGE if @time lies beyond the horizon of both clocks.
  */
-int tq_clock_make_room(struct timeq *q, u64 time)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	struct timeq_clock *clock = q->clock;
 	u64 target;
@@ -323,18 +320,18 @@ int tq_clock_check(struct timeq *q, char *buf, size_t len)
 	lockdep_assert_held(&q->head_lock);
 	list_for_each_entry(timer, &q->clock->due, node.entry) {
 		if (timer->node.owner != tq_owner_word(q, TQ_TAG_OUT) ||
-		    timer->node.time < last || timer->node.time >= q->now) {
-			if (buf && len)
-				snprintf(buf, len,
-					 "due timer %lu: owner %#lx, time %llu after %llu, clock %llu",
-					 n, timer->node.owner, timer->node.time,
-					 last, q->now);
-			return -EUCLEAN;
-		}
+		    timer->node.time < last || timer->node.time >= q->now)
+			goto bad;
 		last = timer->node.time;
 		n++;
 	}
 	return 0;
+
+bad:
+	if (buf && len)
+		snprintf(buf, len, "due timer %lu: owner %#lx, time %llu after %llu, clock %llu",
+			 n, timer->node.owner, timer->node.time, last, q->now);
+	return -EUCLEAN;
 }
 
 /*
@@ -343,7 +340,7 @@ int tq_clock_check(struct timeq *q, char *buf, size_t len)
  */
 static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+		__must_hold(&q->bucket_lock)
 {
 	struct timeq_timer *timer;
 
@@ -360,8 +357,7 @@ static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
 }
 
 /* Is a timer due at @tick left, on @due or in the queue? */
-static bool tq_clock_more(struct timeq *q, u64 tick)
-	__must_hold(&q->head_lock)
+static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 {
 	struct timeq_timer *timer;
 
@@ -553,22 +549,22 @@ void tq_clock_stop(struct timeq *q)
  * timeq_destroy(), once the work can no longer run. Returns true while
  * timers are left.
  */
-bool tq_clock_release_step(struct timeq *q)
-	__must_hold(&q->head_lock)
+bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock)
 {
+	struct list_head *due = &q->clock->due;
 	struct timeq_timer *timer;
 	unsigned int n;
 
 	lockdep_assert_held(&q->head_lock);
 	for (n = 0; n < TIMEQ_STEP; n++) {
-		timer = list_first_entry_or_null(&q->clock->due,
-						 struct timeq_timer, node.entry);
+		timer = list_first_entry_or_null(due, struct timeq_timer,
+						 node.entry);
 		if (!timer)
 			return false;
 		tq_clock_cancel_due(q, timer);
 		q->visits++;
 	}
-	return !list_empty(&q->clock->due);
+	return !list_empty(due);
 }
 
 /* The last step of timeq_destroy(), once the work can no longer run. */

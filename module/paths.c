@@ -270,9 +270,8 @@ void tq_finish(struct timeq *q)
  * left pending meanwhile, so that the operation goes on from a queue with
  * none. The budget of the new hold is whatever finishing left.
  */
-void tq_relock(struct timeq *q)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	tq_unlock(q);
 	/* Requests applied before the door are not pending any more. */
@@ -424,9 +423,8 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
  * which may pass a door. Return: 0, or -ERANGE if @time lies beyond the
  * horizon of the current tick.
  */
-static int tq_room(struct timeq *q, u64 time)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+static int tq_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	if (!q->clock || tq_in_window(q, max(time, q->now)))
 		return 0;
@@ -439,7 +437,7 @@ static int tq_room(struct timeq *q, u64 time)
  */
 static bool tq_disarm(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+		__must_hold(&q->bucket_lock)
 {
 	tq_assert_locked(q);
 	return tq_clock_cancel_due(q, timer) ||
@@ -466,7 +464,7 @@ static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
 {
 	wait_var_event(&q->handoffs,
 		       !test_bit(TIMEQ_TIMER_PENDING, &timer->flags) ||
-		       !llist_empty(&q->handoffs));
+			       !llist_empty(&q->handoffs));
 }
 
 /*
@@ -485,7 +483,7 @@ static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
  */
 static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+		__must_hold(&q->bucket_lock)
 {
 	u64 want = READ_ONCE(timer->want);
 
@@ -558,12 +556,13 @@ static void tq_discard(struct timeq *q)
 
 	llist_for_each_entry_safe(timer, next, list, handoff)
 		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+	/* The clears before the waiters' check: tq_wake_requests(). */
 	smp_mb__after_atomic();
 	tq_wake_requests(q);
 }
 
 /* tq_slow_begin_drained() for a call that arms nothing. */
-#define TQ_NO_ROOM	U64_MAX
+#define TQ_NO_ROOM U64_MAX
 
 /*
  * Enter the slow side for a call on @timer, with no request for it left
@@ -576,9 +575,8 @@ static void tq_discard(struct timeq *q)
  * and the caller's own change. See "The hand-off".
  */
 static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer,
-				  u64 room)
-	__acquires(&q->head_lock) __acquires(&q->head2_lock)
-		__acquires(&q->bucket_lock)
+				  u64 room) __acquires(&q->head_lock)
+	__acquires(&q->head2_lock) __acquires(&q->bucket_lock)
 {
 	for (;;) {
 		tq_slow_begin(q);
@@ -1456,8 +1454,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
 
 /* Why timeq_timer_arm(), or timeq_timer_move() if @armed_only, refuses. */
 static int tq_timer_refuse(struct timeq *q, struct timeq_timer *timer,
-			   bool armed_only)
-	__must_hold(&q->head_lock)
+			   bool armed_only) __must_hold(&q->head_lock)
 {
 	/* A timer on the due list is @q's too, and armed. */
 	if (armed_only && tq_owner(&timer->node) != q)

@@ -20,9 +20,8 @@ void tq_lock(struct timeq *q)
 void tq_unlock(struct timeq *q)
 	__releases(&q->bucket_lock) __releases(&q->head2_lock)
 	__releases(&q->head_lock);
-static inline void tq_assert_locked(struct timeq *q)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+static inline void tq_assert_locked(struct timeq *q) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	lockdep_assert_held(&q->head_lock);
 	lockdep_assert_held(&q->head2_lock);
@@ -32,9 +31,8 @@ static inline void tq_assert_locked(struct timeq *q)
 void tq_finish(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock);
-void tq_relock(struct timeq *q)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock);
+void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock);
 void tq_take(struct timeq_node *node, void *arg);
 
 /* clock.c; paths.c calls these only when q->clock is set. */
@@ -42,9 +40,8 @@ void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock);
-int tq_clock_make_room(struct timeq *q, u64 time)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock);
+int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock);
 bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 int tq_clock_check(struct timeq *q, char *buf, size_t len)
