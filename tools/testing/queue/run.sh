@@ -12,6 +12,8 @@
 #                     then module/clock.c: a clocked queue with callbacks,
 #                     an expiry thread and buckets longer than a lock hold,
 #                     under ThreadSanitizer (any report fails the run)
+#   run.sh paths      module/paths.c and clock.c, case by case: the KUnit
+#                     suite kunit/paths_test.c, ASan+UBSan
 #   run.sh bounded    adversarial sequences against the bound on node visits
 #                     per lock hold of the slow side (bounded.c)
 set -euo pipefail
@@ -31,6 +33,11 @@ valgrind)
 	;;
 m32)
 	exec "$out/test_queue_32" --seeds 6 --ops 5000
+	;;
+paths)
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	exec "$out/test_paths_san"
 	;;
 tsan)
 	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
@@ -57,7 +64,7 @@ fuzz)
 	echo "1..1"
 	;;
 *)
-	echo "usage: $0 san|valgrind|m32|tsan|bounded|fuzz [seconds]" >&2
+	echo "usage: $0 san|valgrind|m32|paths|tsan|bounded|fuzz [seconds]" >&2
 	exit 2
 	;;
 esac

@@ -197,6 +197,18 @@ ktime_t compat_hrtimer_earliest(void)
 	return earliest;
 }
 
+bool compat_hrtimer_next(void)
+{
+	ktime_t next = compat_hrtimer_earliest();
+
+	if (next < 0)
+		return false;
+	if ((u64)next > ktime_get_ns())
+		compat_clock_set(next);
+	compat_hrtimer_run(ktime_get_ns());
+	return true;
+}
+
 unsigned int compat_hrtimer_run(u64 now_ns)
 {
 	struct hrtimer *timer, *due;

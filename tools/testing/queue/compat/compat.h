@@ -350,6 +350,9 @@ extern struct workqueue_struct *timeq_wq;
  */
 typedef long long ktime_t;
 
+#define NSEC_PER_USEC		1000ULL
+#define NSEC_PER_MSEC		1000000ULL
+
 static inline ktime_t ns_to_ktime(u64 ns)
 {
 	return (ktime_t)ns;
@@ -412,6 +415,11 @@ extern __thread int compat_in_softirq;
 #define local_irq_save(flags)	do { (flags) = 0; } while (0)
 #define local_irq_restore(flags) do { (void)(flags); } while (0)
 #define might_sleep()		assert(!compat_in_softirq)
+/* <linux/bottom_half.h>: bottom halves off is softirq context, as in_softirq(). */
+#define local_bh_disable()	((void)compat_in_softirq++)
+#define local_bh_enable()	((void)compat_in_softirq--)
+#define local_irq_disable()	do { } while (0)
+#define local_irq_enable()	do { } while (0)
 #define cond_resched()		sched_yield()
 #define cpu_relax()		sched_yield()
 #define lockdep_assert_in_softirq()	assert(compat_in_softirq)
@@ -686,6 +694,11 @@ static inline bool cancel_work_sync(struct work_struct *work)
 	return __atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST);
 }
 
+static inline bool work_pending(const struct work_struct *work)
+{
+	return __atomic_load_n(&work->pending, __ATOMIC_RELAXED);
+}
+
 /* Run @work if it is queued, as a worker would; true if it ran. */
 static inline bool compat_run_work(struct work_struct *work)
 {
@@ -693,6 +706,15 @@ static inline bool compat_run_work(struct work_struct *work)
 		return false;
 	work->func(work);
 	return true;
+}
+
+/*
+ * flush_work(): the worker is whoever runs it, so a queued work runs here,
+ * in the caller, once.
+ */
+static inline bool flush_work(struct work_struct *work)
+{
+	return compat_run_work(work);
 }
 
 /*
@@ -798,6 +820,12 @@ unsigned int compat_hrtimer_run(u64 now_ns);
 ktime_t compat_hrtimer_armed(struct hrtimer *timer);
 /* The earliest expiry of any armed hrtimer, or -1 if none is armed. */
 ktime_t compat_hrtimer_earliest(void);
+/*
+ * The next event of the timer hardware: move the virtual clock to the
+ * earliest armed hrtimer, if it is later, and fire what is due then.
+ * False if no hrtimer is armed.
+ */
+bool compat_hrtimer_next(void);
 
 /* The virtual clock. */
 extern u64 compat_clock_ns;
@@ -815,6 +843,12 @@ static inline u64 ktime_get_mono_fast_ns(void)
 static inline void compat_clock_set(u64 ns)
 {
 	__atomic_store_n(&compat_clock_ns, ns, __ATOMIC_RELAXED);
+}
+
+/* <linux/delay.h>: sleeping is the virtual clock moving on. */
+static inline void msleep(unsigned int ms)
+{
+	compat_clock_set(ktime_get_ns() + ms * NSEC_PER_MSEC);
 }
 #endif /* COMPAT_EXPLORE */
 
@@ -864,5 +898,14 @@ static inline bool completion_done(struct completion *x)
 
 #define wait_for_completion(x) \
 	wait_event((x)->wait, compat_completion_take(x))
+
+#ifndef COMPAT_EXPLORE
+#define COMPAT_COMPLETION_INIT {					\
+	.done = ATOMIC_INIT(0),						\
+	.wait = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER },	\
+}
+
+#define DECLARE_COMPLETION_ONSTACK(x)	struct completion x = COMPAT_COMPLETION_INIT
+#endif
 
 #endif /* TIMEQ_COMPAT_H */

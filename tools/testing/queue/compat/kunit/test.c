@@ -86,6 +86,16 @@ static bool compat_kunit_run_case(struct kunit_case *c, const void *param)
 	return !test.failed;
 }
 
+static struct kunit_suite *compat_kunit_suites[COMPAT_KUNIT_MAX_SUITES];
+static unsigned int compat_kunit_nsuites;
+
+void compat_kunit_register(struct kunit_suite *suite)
+{
+	if (compat_kunit_nsuites == COMPAT_KUNIT_MAX_SUITES)
+		abort();
+	compat_kunit_suites[compat_kunit_nsuites++] = suite;
+}
+
 unsigned int compat_kunit_run(struct kunit_suite *suite,
 			      void (*report)(bool ok, const char *name))
 {
@@ -113,5 +123,14 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 			failed += !ok;
 		}
 	}
+	return failed;
+}
+
+unsigned int compat_kunit_run_all(void (*report)(bool ok, const char *name))
+{
+	unsigned int i, failed = 0;
+
+	for (i = 0; i < compat_kunit_nsuites; i++)
+		failed += compat_kunit_run(compat_kunit_suites[i], report);
 	return failed;
 }
