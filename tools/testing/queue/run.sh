@@ -13,7 +13,8 @@
 #                     an expiry thread and buckets longer than a lock hold,
 #                     under ThreadSanitizer (any report fails the run)
 #   run.sh paths      module/paths.c and clock.c, case by case: the KUnit
-#                     suite kunit/paths_test.c, ASan+UBSan
+#                     suite kunit/paths_test.c and the white-box suite
+#                     paths_white.c, ASan+UBSan
 #   run.sh bounded    adversarial sequences against the bound on node visits
 #                     per lock hold of the slow side (bounded.c)
 set -euo pipefail

@@ -115,6 +115,7 @@ unsigned int compat_kunit_run_all(void (*report)(bool ok, const char *name));
 #define KUNIT_ASSERT_PTR_EQ(t, a, b)	COMPAT_KUNIT_CHECK(t, true, (a) == (b), \
 							   "%s == %s", #a, #b)
 #define KUNIT_EXPECT_NULL(t, p)		COMPAT_KUNIT_CHECK(t, false, !(p), "!%s", #p)
+#define KUNIT_ASSERT_NULL(t, p)		COMPAT_KUNIT_CHECK(t, true, !(p), "!%s", #p)
 #define KUNIT_ASSERT_NOT_ERR_OR_NULL(t, p) \
 	COMPAT_KUNIT_CHECK(t, true, (p) && !IS_ERR(p), "%s is a pointer", #p)
 #define KUNIT_EXPECT_EQ_MSG(t, a, b, fmt, ...) \
