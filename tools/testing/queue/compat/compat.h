@@ -53,6 +53,7 @@ typedef int __s32;
 
 #define BITS_PER_LONG		(__SIZEOF_LONG__ * 8)
 #define BIT(n)			(1UL << (n))
+#define BIT_ULL(n)		(1ULL << (n))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 /* Only for #if: the userspace build is a KUnit build, nothing else is on. */
 #define CONFIG_KUNIT		1
