@@ -611,28 +611,28 @@ static void stop_between_steps(struct kunit *test, struct timeq *q,
 }
 
 /*
- * With far work pending, a near insert is applied and is the minimum (the
- * heads were empty when the work began), and the work's last step looks
- * at the heads first; every other fast update defers; fast_min answers
- * -EAGAIN until a minimum is known.
+ * With far work pending, a near insert (at @time, in the head or head2)
+ * is applied and is the minimum (the heads were empty when the work
+ * began), and the work's last step looks at both heads first; every other
+ * fast update defers; fast_min answers -EAGAIN until a minimum is known.
  */
 static void during_far_work(struct kunit *test, struct fix *f,
-			    unsigned int pend, struct timeq_timer *far)
+			    unsigned int pend, struct timeq_timer *far, u64 time)
 {
 	struct timeq_timer *near = &f->t[200], *far_new = &f->t[201];
 	u64 t;
 
 	KUNIT_EXPECT_EQ(test, fast_min(f->q, &t), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, fast(f->q, near, 7), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f->q, near, time), TIMEQ_APPLIED);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f->q), &near->node);
 	KUNIT_EXPECT_EQ(test, fast_min(f->q, &t), 0);
-	KUNIT_EXPECT_EQ(test, t, 7);
+	KUNIT_EXPECT_EQ(test, t, time);
 	KUNIT_EXPECT_EQ(test, f->q->pend, pend);
-	KUNIT_EXPECT_EQ(test, fast(f->q, near, 8), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f->q, near, time + 1), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, fast(f->q, far_new, 150), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, fast(f->q, far, 210), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, f->q->pend, pend);
-	KUNIT_EXPECT_EQ(test, time_of(near), 7);
+	KUNIT_EXPECT_EQ(test, time_of(near), time);
 	KUNIT_EXPECT_EQ(test, time_of(far), 200);
 	tq_lock(f->q);
 	tq_finish(f->q);
@@ -640,25 +640,28 @@ static void during_far_work(struct kunit *test, struct fix *f,
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f->q), &near->node);
 	sound(test, f->q);
 	settle(f->q);
-	KUNIT_EXPECT_EQ(test, time_of(near), 8);
+	KUNIT_EXPECT_EQ(test, time_of(near), time + 1);
 	KUNIT_EXPECT_EQ(test, time_of(far_new), 150);
 	KUNIT_EXPECT_EQ(test, time_of(far), 210);
 	sound(test, f->q);
 	drain_in_order(test, f->q);
 }
 
-/* WALK: bucket 6 holds two timers out of time order. */
+/* WALK: bucket 6 holds two timers out of time order; near in head, head2. */
 static void white_test_fast_during_walk(struct kunit *test)
 {
 	struct fix f;
+	u64 time;
 
-	fix_std(test, &f);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[0], 100), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[1], 99), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[2], 200), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[3], 5), 0);
-	stop_between_steps(test, f.q, &f.t[3], TQ_PEND_WALK, 0);
-	during_far_work(test, &f, TQ_PEND_WALK, &f.t[2]);
+	for (time = 7; time < 32; time += 13) {
+		fix_std(test, &f);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[0], 100), 0);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[1], 99), 0);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[2], 200), 0);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[3], 5), 0);
+		stop_between_steps(test, f.q, &f.t[3], TQ_PEND_WALK, 0);
+		during_far_work(test, &f, TQ_PEND_WALK, &f.t[2], time);
+	}
 }
 
 /* RESOLVE: bucket 6 holds 40 timers out of order; 10 are in the focus. */
@@ -675,7 +678,7 @@ static void white_test_fast_during_resolve(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[41], 5), 0);
 	stop_between_steps(test, f.q, &f.t[41], TQ_PEND_RESOLVE, 10);
 	KUNIT_EXPECT_EQ(test, f.q->focus->count, 10);
-	during_far_work(test, &f, TQ_PEND_RESOLVE, &f.t[40]);
+	during_far_work(test, &f, TQ_PEND_RESOLVE, &f.t[40], 20);
 }
 
 /*
@@ -701,7 +704,7 @@ static void white_test_fast_during_evict(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[91], 5), 0);
 	stop_between_steps(test, f.q, &f.t[91], TQ_PEND_EVICT, 10);
 	KUNIT_EXPECT_EQ(test, f.q->focus->count, 30);
-	during_far_work(test, &f, TQ_PEND_EVICT, &f.t[90]);
+	during_far_work(test, &f, TQ_PEND_EVICT, &f.t[90], 7);
 }
 
 /*
