@@ -14,9 +14,11 @@
 #   queue-*       module/queue.c in userspace: the KUnit suite through a
 #                 stand-in, the long differential run under ASan+UBSan,
 #                 under valgrind, built for i386, and libFuzzer; and
-#                 module/paths.c with fast and slow threads under
-#                 ThreadSanitizer, and adversarial sequences against the
-#                 bound on node visits per lock hold (tools/testing/queue)
+#                 module/paths.c and clock.c: the KUnit suite of the paths
+#                 and a white-box suite of their decisions under ASan+UBSan,
+#                 fast and slow threads under ThreadSanitizer, and
+#                 adversarial sequences against the bound on node visits
+#                 per lock hold (tools/testing/queue)
 #   spin          the spin model of module/paths.c's protocol: each scope
 #                 searched exhaustively, each planted bug caught
 #                 (tools/testing/spin)
@@ -114,6 +116,7 @@ queue() {
 	suite queue-sanitizers tools/testing/queue/run.sh san
 	suite queue-valgrind tools/testing/queue/run.sh valgrind
 	suite queue-m32 tools/testing/queue/run.sh m32
+	suite queue-paths tools/testing/queue/run.sh paths
 	suite queue-paths-tsan tools/testing/queue/run.sh tsan
 	suite queue-bounded tools/testing/queue/run.sh bounded
 	suite queue-fuzz tools/testing/queue/run.sh fuzz "${TIMEQ_FUZZ_SECONDS:-60}"
