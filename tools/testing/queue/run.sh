@@ -3,7 +3,8 @@
 #
 # Run one suite of the userspace tests; each prints TAP.
 #
-#   run.sh san        the full differential run and directed tests, ASan+UBSan
+#   run.sh san [A]    the full differential run and directed tests, ASan+UBSan;
+#                     A, test_queue's own arguments (--quick: a short run)
 #   run.sh valgrind   a shorter run of the same under valgrind memcheck, with
 #                     the production node layout (no TIMEQ_DEBUG_FIFO)
 #   run.sh m32        the same run, shorter, built for i386 (32-bit words)
@@ -26,7 +27,8 @@ case "${1:-}" in
 san)
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	exec "$out/test_queue_san"
+	shift
+	exec "$out/test_queue_san" "$@"
 	;;
 valgrind)
 	exec valgrind --quiet --error-exitcode=99 --leak-check=full \
