@@ -295,6 +295,13 @@ static void *c_fast_thread(void *arg)
 		ret = timeq_fast_update(s->q,
 					&s->timers[r % C_FAST_TIMERS].timer,
 					c_pick_time(s->q, r / C_FAST_TIMERS));
+		/*
+		 * The kick runs on this CPU, as the self-interrupt would, not
+		 * only in the expiry thread: that one may be in a callback that
+		 * sleeps in tq_wait_request() for this very request, and only
+		 * the kick wakes it.
+		 */
+		compat_run_irq_work(&s->q->kick);
 		if (ret == TIMEQ_APPLIED)
 			f->applied++;
 		else if (ret == TIMEQ_DEFERRED)
