@@ -422,7 +422,7 @@ extern __thread int compat_in_softirq;
 #define local_irq_disable()	do { } while (0)
 #define local_irq_enable()	do { } while (0)
 #define cond_resched()		sched_yield()
-#define cpu_relax()		sched_yield()
+#define cpu_relax()		compat_cpu_relax()
 #define lockdep_assert_in_softirq()	assert(compat_in_softirq)
 
 static inline long long atomic64_inc_return(atomic64_t *v)
@@ -830,6 +830,11 @@ bool compat_hrtimer_next(void);
 
 /* The virtual clock. */
 extern u64 compat_clock_ns;
+/*
+ * How far ktime_get_mono_fast_ns() runs ahead of ktime_get_ns(), as it may
+ * by what a timekeeping update changes: 0 but when a test sets it.
+ */
+extern u64 compat_fast_lead_ns;
 
 static inline u64 ktime_get_ns(void)
 {
@@ -838,7 +843,18 @@ static inline u64 ktime_get_ns(void)
 
 static inline u64 ktime_get_mono_fast_ns(void)
 {
-	return ktime_get_ns();
+	return ktime_get_ns() +
+	       __atomic_load_n(&compat_fast_lead_ns, __ATOMIC_RELAXED);
+}
+
+/*
+ * cpu_relax(): a spin takes time, so each one moves the virtual clock on
+ * by a nanosecond (and yields); a loop that waits for the clock ends.
+ */
+static inline void compat_cpu_relax(void)
+{
+	__atomic_add_fetch(&compat_clock_ns, 1, __ATOMIC_RELAXED);
+	sched_yield();
 }
 
 static inline void compat_clock_set(u64 ns)
