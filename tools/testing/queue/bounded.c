@@ -379,6 +379,47 @@ static void removals_with_pulls(int batch)
 }
 
 /*
+ * A drain of requests, each moving the minimum out of a short far bucket
+ * in no order: each leaves a WALK of the rest, which the drain finishes
+ * before the next request, so a hold mixes requests with walks. The
+ * requests are handed off while the test holds bucket_lock (the far lane
+ * then defers), then drained by the queue's work.
+ */
+static void walks_between_requests(void)
+{
+	const unsigned long rounds = 1000;
+	struct timeq_timer t[TIMEQ_WALK];
+	unsigned long i, j;
+	struct run r;
+
+	start(&r);
+	for (i = 0; i < rounds; i++) {
+		for (j = 0; j < TIMEQ_WALK; j++) {
+			timeq_timer_init(&t[j], NULL);
+			timeq_timer_arm(r.q, &t[j], timeq_now(r.q) + 2 * DELTA +
+					TIMEQ_WALK - 1 - j);
+		}
+		if (!i)
+			measure_from_here(&r);
+		/* The minimum, then each next one, goes far: all deferred. */
+		spin_lock(&r.q->bucket_lock);
+		compat_in_softirq = 1;
+		for (j = TIMEQ_WALK; j-- > 0; r.ops++)
+			timeq_fast_update(r.q, &t[j], timeq_now(r.q) + 9 * DELTA);
+		compat_in_softirq = 0;
+		spin_unlock(&r.q->bucket_lock);
+		compat_run_irq_work(&r.q->kick);
+		compat_run_work(&r.q->work);
+		for (j = 0; j < TIMEQ_WALK; j++) {
+			r.wrong |= timeq_node_time(&t[j].node) !=
+				   timeq_now(r.q) + 9 * DELTA;
+			timeq_delete_sync(r.q, &t[j]);
+		}
+	}
+	finish_bound(&r, "a drain of requests, a WALK after each", 1, TIMEQ_HOLD + 1);
+}
+
+/*
  * A clocked queue whose clock an overdue timer holds back: arming a timer
  * beyond that window makes room, moving every timer it passes onto the
  * list of timers due, a budget of them to a hold (tq_clock_make_room());
@@ -476,6 +517,7 @@ int main(int argc, char **argv)
 	resolves_between_removals();
 	removals_with_pulls(0);
 	removals_with_pulls(1);
+	walks_between_requests();
 	make_room_clocked();
 	destroy();
 	if (compat_allocations) {
