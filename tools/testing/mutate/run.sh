@@ -60,7 +60,7 @@ suites=(paths san bounded tsan explore)
 # Seconds each suite may take before it counts as hung. Each takes a few
 # seconds on the tree (README has the figures); these leave room for a
 # loaded machine and for sanitizers slowed by a mutant's corruption.
-declare -A timeout=([paths]=120 [san]=240 [bounded]=180 [tsan]=180 [explore]=600)
+declare -A timeout=([paths]=60 [san]=120 [bounded]=120 [tsan]=120 [explore]=300)
 
 # Cases that fail on the tree itself, for a bug of module/ reported and not
 # yet fixed; each is skipped (compat/kunit: COMPAT_KUNIT_SKIP) so that the
