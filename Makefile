@@ -23,6 +23,11 @@
 #   make soak		issue 13's hardening programs mixed, in the debug
 #			kernel under qemu, for TIMEQ_SOAK_MINUTES (default 30);
 #			figures after every round (tools/testing/vm/soak.sh)
+#   make mutate		the mutation run: plausible one-line bugs planted in
+#			module/queue.c, paths.c and clock.c, one at a time in
+#			a copy, each against the fast userspace suites; TAP and
+#			"N mutants: K killed, S survived (E equivalent)"
+#			(tools/testing/mutate/run.sh; about 15 minutes)
 #   make bench		timeq against libuv, libevent, libev, the kernel's
 #			rbtree, timerqueue, min_heap and timer wheel, in
 #			userspace, in User-Mode Linux (native speed) and in
@@ -115,6 +120,9 @@ selftests:
 soak:
 	tools/testing/vm/soak.sh
 
+mutate:
+	tools/testing/mutate/run.sh
+
 htmldocs:
 	tools/testing/htmldocs.sh
 
@@ -152,4 +160,5 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools install dkms-src dkms-install dkms-uninstall run \
-	check kunit selftests soak htmldocs bench bench-paths bench-stall bench-flowtrack style lint clean
+	check kunit selftests soak mutate htmldocs bench bench-paths bench-stall \
+	bench-flowtrack style lint clean

@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the fast and slow paths (module/paths.c) and the timer
- * facility (module/clock.c), in the kernel only: they need softirqs.
+ * facility (module/clock.c).
+ *
+ * The same file runs in userspace: tools/testing/queue builds it against
+ * compat/ (test_paths), where nothing runs but the test. There the kick,
+ * the work and the hrtimer run when the test lets them (settle(),
+ * run_until()), on a virtual clock that moves only to the next hrtimer
+ * or by msleep(), so each case runs the same every time. The cases that
+ * need what only a kernel has (softirqs from other contexts, a callback
+ * running in a kthread while the test waits, real time) are built in the
+ * kernel alone, under __KERNEL__, each group saying why.
  *
  *  - Directed cases: when the fast path applies and when it defers, the
  *    latest of two deferred updates winning, a pending request never being
@@ -24,16 +33,18 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
-#include <linux/interrupt.h>
-#include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/random.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include <linux/smp.h>
 #include <linux/timeq.h>
+#ifdef __KERNEL__
+#include <linux/interrupt.h>
+#include <linux/jiffies.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
 #include <linux/timer.h>
+#endif
 
 #include "../module/paths.h"
 #include "../module/stats.h"
@@ -104,6 +115,28 @@ static void skip_unless_smp_locks(struct kunit *test)
 		kunit_skip(test,
 			   "a lock held here stands for another CPU's: needs SMP spinlocks (runs in qemu)");
 }
+
+#ifdef __KERNEL__
+/* Wait for @done, which @q's callbacks complete; false after 30 s. */
+static bool run_until(struct timeq *q, struct completion *done)
+{
+	return wait_for_completion_timeout(done, 30 * HZ);
+}
+#else
+/*
+ * Userspace: nothing runs unless the test runs it, so run what the kernel
+ * would until @done: the kick, the work, or else the next hrtimer, the
+ * virtual clock moved to it. False once nothing is left to run.
+ */
+static bool run_until(struct timeq *q, struct completion *done)
+{
+	while (!try_wait_for_completion(done))
+		if (!compat_run_irq_work(&q->kick) &&
+		    !compat_run_work(&q->work) && !compat_hrtimer_next())
+			return false;
+	return true;
+}
+#endif
 
 /* --- directed cases on a plain queue: delta 16, M 16, now 0 --- */
 
@@ -397,7 +430,11 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, timeq_timer_delete(q, &b), 1);
 }
 
-/* Lateness goes to its power-of-two bucket of microseconds. */
+#ifdef __KERNEL__
+/*
+ * Lateness goes to its power-of-two bucket of microseconds: stats.c's
+ * rule, which the userspace build does not link (it needs debugfs).
+ */
 static void paths_test_lateness_buckets(struct kunit *test)
 {
 	static const struct {
@@ -427,6 +464,7 @@ static void paths_test_lateness_buckets(struct kunit *test)
 		}
 	}
 }
+#endif
 
 static void paths_test_clock_rejects_nodes(struct kunit *test)
 {
@@ -520,7 +558,7 @@ static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 		else
 			KUNIT_EXPECT_GE(test, fast_update(q, &ct[i].timer, t), 0);
 	}
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
+	KUNIT_ASSERT_TRUE(test, run_until(q, &done));
 	/* The last callback runs in the expiry work, which counts as it ends. */
 	settle(q);
 	for (i = 0; i < n; i++)
@@ -594,11 +632,17 @@ static void paths_test_clock_budget_edge(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct[i].timer,
 						      i < 64 ? t : t + 20000), 0);
 	}
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
+	KUNIT_ASSERT_TRUE(test, run_until(q, &done));
 	for (i = 0; i < 65; i++)
 		KUNIT_EXPECT_EQ(test, ct[i].fired, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
 }
+
+#ifdef __KERNEL__
+/*
+ * timeq_expire() against the work needs the two to run at once, and real
+ * time to pass while the test calls it: the kernel's.
+ */
 
 /* What the callbacks of paths_test_clock_expire() saw. */
 struct order_log {
@@ -688,6 +732,7 @@ static void paths_test_clock_expire(struct kunit *test)
 	kunit_info(test, "%lu of %u timers expired by timeq_expire(), the rest by the work\n",
 		   expired, n);
 }
+#endif
 
 static void paths_test_clock_shutdown(struct kunit *test)
 {
@@ -699,7 +744,7 @@ static void paths_test_clock_shutdown(struct kunit *test)
 	ct->rearm = INT_MAX;	/* re-arms itself for the current tick, forever */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
 	/* It has fired 20 times and re-armed itself each time. */
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
+	KUNIT_ASSERT_TRUE(test, run_until(q, &done));
 	timeq_shutdown_sync(q, &ct->timer);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&ct->timer.node));
 	KUNIT_EXPECT_FALSE(test, test_bit(TIMEQ_TIMER_PENDING, &ct->timer.flags));
@@ -726,7 +771,7 @@ static void paths_test_clock_idle(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
 	/* Due at once: it fires, and the hrtimer is left idle. */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &ct->timer, timeq_clock_ticks(q)), 0);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&done, 30 * HZ), 0);
+	KUNIT_ASSERT_TRUE(test, run_until(q, &done));
 	settle(q);
 	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
 	KUNIT_EXPECT_EQ(test, ct->fired, 1);
@@ -776,6 +821,12 @@ static void paths_test_clock_destroy(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &ct[i].timer), 1);
 	}
 }
+
+#ifdef __KERNEL__
+/*
+ * A destroy with a callback running needs the callback in a kthread (the
+ * work) while the test destroys: the kernel's.
+ */
 
 /* A timer whose callback holds the work until timeq_destroy() begins. */
 struct blocking_timer {
@@ -851,6 +902,7 @@ static void paths_test_clock_destroy_in_flight(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &t[i]), 1);
 	}
 }
+#endif
 
 /*
  * The fast path reaches no lock it does not try: with interrupts off on
@@ -971,7 +1023,7 @@ static void paths_test_clock_tick_exact(struct kunit *test)
 		timeq_timer_init(&dt->timer, done_fn);
 		init_completion(&dt->done);
 		KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, &dt->timer, tick), 0);
-		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&dt->done, 30 * HZ), 0);
+		KUNIT_ASSERT_TRUE(test, run_until(q, &dt->done));
 		timeq_delete_sync(q, &dt->timer);
 		/* ...then an arm for the same tick, if it is still current. */
 		KUNIT_ASSERT_EQ(test, timeq_timer_arm(q, t, tick), 0);
@@ -983,6 +1035,14 @@ static void paths_test_clock_tick_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), tick);
 	timeq_delete_sync(q, t);
 }
+
+#ifdef __KERNEL__
+/*
+ * The rest needs the kernel: real lateness (lateness.c), tasklets on one
+ * CPU, a callback that sleeps in the work while delete_sync waits, and
+ * softirqs on every CPU (tools/testing/queue/stress_paths.c is the
+ * userspace stress).
+ */
 
 /*
  * How late callbacks run, armed from either side, beside the floor of an
@@ -1412,6 +1472,7 @@ stop:
 		   ops, checks, replaced, inserted, atomic_long_read(&s->fired),
 		   s->deleted);
 }
+#endif
 
 static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_applied),
@@ -1421,23 +1482,35 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_errors),
 	KUNIT_CASE(paths_test_tune),
 	KUNIT_CASE(paths_test_counters),
+#ifdef __KERNEL__
 	KUNIT_CASE(paths_test_lateness_buckets),
+#endif
 	KUNIT_CASE(paths_test_clock_rejects_nodes),
 	KUNIT_CASE(paths_test_clock_never_early),
 	KUNIT_CASE(paths_test_clock_storm),
 	KUNIT_CASE(paths_test_clock_budget_edge),
+#ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_expire),
+#endif
 	KUNIT_CASE(paths_test_clock_shutdown),
+#ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
+#endif
 	KUNIT_CASE(paths_test_clock_idle),
 	KUNIT_CASE(paths_test_clock_destroy),
+#ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_destroy_in_flight),
+#endif
 	KUNIT_CASE(paths_test_fast_no_hrtimer),
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),
+#ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_lateness),
+#endif
+#ifdef __KERNEL__
 	KUNIT_CASE(paths_test_contexts_one_cpu),
 	KUNIT_CASE_SLOW(paths_test_stress),
+#endif
 	{}
 };
 

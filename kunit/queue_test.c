@@ -359,6 +359,40 @@ static void queue_test_min_moves(struct kunit *test)
 	EXPECT_SOUND(test, f.q);
 }
 
+/*
+ * The focus emptied by deletes keeps its bucket number, which is stale
+ * from then on; a bucket list of that number filled again, then reached
+ * by the clock, is pulled into the head like any other (PULL_HEAD), not
+ * taken for the focus.
+ *
+ *	bucket 10 (320 .. 351) resolved into the focus, its 40 nodes deleted;
+ *	x (330), y (331) in bucket list 10; the clock moved to 320
+ */
+static void queue_test_focus_emptied(struct kunit *test)
+{
+	struct fixture f;
+	unsigned int i;
+
+	fixture_start(test, &f, 0, 1024, 32, 32);
+	for (i = 0; i < 40; i++)
+		KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.e[i].node,
+						   320 + (39 - i) % 32), 0);
+	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.e[40].node, 5), 0);
+	KUNIT_ASSERT_EQ(test, timeq_delete(f.q, &f.e[40].node), 0);
+	KUNIT_ASSERT_EQ(test, f.q->focus->count, 40);
+	for (i = 0; i < 40; i++)
+		KUNIT_ASSERT_EQ(test, timeq_delete(f.q, &f.e[i].node), 0);
+	KUNIT_EXPECT_EQ(test, f.q->focus->count, 0);
+	KUNIT_EXPECT_EQ(test, timeq_insert(f.q, &f.e[41].node, 330), 0);
+	KUNIT_EXPECT_EQ(test, timeq_insert(f.q, &f.e[42].node, 331), 0);
+	KUNIT_EXPECT_EQ(test, timeq_del_less_than(f.q, 320, NULL, NULL), 0);
+	EXPECT_SOUND(test, f.q);
+	KUNIT_EXPECT_EQ(test, id_of(timeq_delete_min(f.q)), 41);
+	KUNIT_EXPECT_EQ(test, id_of(timeq_delete_min(f.q)), 42);
+	KUNIT_EXPECT_NULL(test, timeq_min(f.q));
+	EXPECT_SOUND(test, f.q);
+}
+
 struct expiry {
 	struct kunit	*test;
 	struct timeq	*q;
@@ -746,6 +780,7 @@ static struct kunit_case queue_test_cases[] = {
 	KUNIT_CASE(queue_test_window_edges),
 	KUNIT_CASE(queue_test_window_top),
 	KUNIT_CASE(queue_test_min_moves),
+	KUNIT_CASE(queue_test_focus_emptied),
 	KUNIT_CASE(queue_test_del_less_than),
 	KUNIT_CASE(queue_test_destroy_releases),
 	KUNIT_CASE(queue_test_check_catches),

@@ -14,9 +14,11 @@
 #   queue-*       module/queue.c in userspace: the KUnit suite through a
 #                 stand-in, the long differential run under ASan+UBSan,
 #                 under valgrind, built for i386, and libFuzzer; and
-#                 module/paths.c with fast and slow threads under
-#                 ThreadSanitizer, and adversarial sequences against the
-#                 bound on node visits per lock hold (tools/testing/queue)
+#                 module/paths.c and clock.c: the KUnit suite of the paths
+#                 and a white-box suite of their decisions under ASan+UBSan,
+#                 fast and slow threads under ThreadSanitizer, and
+#                 adversarial sequences against the bound on node visits
+#                 per lock hold (tools/testing/queue)
 #   spin          the spin model of module/paths.c's and clock.c's protocol:
 #                 each scope searched exhaustively, each planted bug caught
 #                 (tools/testing/spin)
@@ -206,8 +208,8 @@ step() {
 side_by_side() {
 	local queue=0 spin_rest
 
-	if want_any queue-sanitizers queue-valgrind queue-m32 queue-paths-tsan \
-		    queue-bounded queue-fuzz; then
+	if want_any queue-sanitizers queue-valgrind queue-m32 queue-paths \
+		    queue-paths-tsan queue-bounded queue-fuzz; then
 		step queue-build make -C tools/testing/queue -j"$(nproc)" && queue=1
 	fi
 	# The spin model's largest scope, 21 million states, beside the rest.
@@ -228,6 +230,7 @@ side_by_side() {
 	start_suite kunit-uml tools/testing/kunit/uml.sh --tap
 	if [ $queue = 1 ]; then
 		start_suite queue-m32 tools/testing/queue/run.sh m32
+		start_suite queue-paths tools/testing/queue/run.sh paths
 		start_suite queue-bounded tools/testing/queue/run.sh bounded
 		start_suite queue-paths-tsan tools/testing/queue/run.sh tsan
 	fi

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The userspace build has no registry of queues (module/stats.c needs
- * debugfs): a queue is numbered and nothing more, and a clocked queue's
- * lateness is not counted.
+ * debugfs): a queue is numbered and nothing more. What the KUnit suite of
+ * the paths reads of the counters is here as stats.c has it: a lateness
+ * counted in its power-of-two bucket of microseconds, and a snapshot that
+ * reads the queue under its locks and adds up every CPU's counters.
  */
 #include "compat.h"
+#include "../../../module/paths.h"
+#include "../../../module/queue.h"
 #include "../../../module/stats.h"
 
 void tq_stats_register(struct timeq *q)
@@ -21,6 +25,38 @@ void tq_stats_unregister(struct timeq *q)
 
 void tq_stats_lateness(struct timeq *q, u64 ns)
 {
-	(void)q;
-	(void)ns;
+	u64 us = ns / NSEC_PER_USEC;
+	unsigned int i = us ? 64 - __builtin_clzll(us) : 0;
+
+	i = min_t(unsigned int, i, TIMEQ_LATENESS_BUCKETS - 1);
+	this_cpu_inc(q->counters->lateness[i]);
+}
+
+void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s)
+{
+	const u64 *from;
+	u64 *to = (u64 *)&s->counters;
+	size_t i;
+	int cpu;
+
+	memset(s, 0, sizeof(*s));
+	tq_lock(q);
+	s->horizon = q->horizon;
+	s->delta = tq_delta(q);
+	s->buckets = tq_nbuckets(q);
+	s->now = q->now;
+	s->bucket = tq_cur(q);
+	s->head = q->head->count;
+	s->head2 = q->head2->count;
+	s->focus = q->focus->count;
+	s->calendar = q->calendar_count;
+	s->pend = q->pend;
+	s->visits = q->total_visits;
+	s->max_visits = q->max_visits;
+	tq_unlock(q);
+	for (cpu = 0; cpu < COMPAT_NR_CPUS; cpu++) {
+		from = (const u64 *)per_cpu_ptr(q->counters, cpu);
+		for (i = 0; i < sizeof(s->counters) / sizeof(u64); i++)
+			to[i] += from[i];
+	}
 }

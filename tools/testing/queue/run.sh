@@ -3,7 +3,8 @@
 #
 # Run one suite of the userspace tests; each prints TAP.
 #
-#   run.sh san        the full differential run and directed tests, ASan+UBSan
+#   run.sh san [A]    the full differential run and directed tests, ASan+UBSan;
+#                     A, test_queue's own arguments (--quick: a short run)
 #   run.sh valgrind   a shorter run of the same under valgrind memcheck, with
 #                     the production node layout (no TIMEQ_DEBUG_FIFO)
 #   run.sh m32        the same run, shorter, built for i386 (32-bit words)
@@ -12,6 +13,9 @@
 #                     then module/clock.c: a clocked queue with callbacks,
 #                     an expiry thread and buckets longer than a lock hold,
 #                     under ThreadSanitizer (any report fails the run)
+#   run.sh paths      module/paths.c and clock.c, case by case: the KUnit
+#                     suite kunit/paths_test.c and the white-box suite
+#                     paths_white.c, ASan+UBSan
 #   run.sh bounded    adversarial sequences against the bound on node visits
 #                     per lock hold of the slow side (bounded.c)
 set -euo pipefail
@@ -23,7 +27,8 @@ case "${1:-}" in
 san)
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	exec "$out/test_queue_san"
+	shift
+	exec "$out/test_queue_san" "$@"
 	;;
 valgrind)
 	exec valgrind --quiet --error-exitcode=99 --leak-check=full \
@@ -31,6 +36,11 @@ valgrind)
 	;;
 m32)
 	exec "$out/test_queue_32" --seeds 6 --ops 5000
+	;;
+paths)
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	exec "$out/test_paths_san"
 	;;
 tsan)
 	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
@@ -57,7 +67,7 @@ fuzz)
 	echo "1..1"
 	;;
 *)
-	echo "usage: $0 san|valgrind|m32|tsan|bounded|fuzz [seconds]" >&2
+	echo "usage: $0 san|valgrind|m32|paths|tsan|bounded|fuzz [seconds]" >&2
 	exit 2
 	;;
 esac

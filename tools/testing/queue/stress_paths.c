@@ -18,6 +18,13 @@
  * path's trylocks; --slow-every N paces it to one step per N fast calls,
  * nearer what a workqueue does.
  *
+ * Then the two lanes that share no lock, alone: one thread moves the
+ * minimum within the head (the near lane, which settles the minimum under
+ * head_lock and head2_lock), another moves far timers among far buckets
+ * (the far lane, under bucket_lock alone), every update applied in place.
+ * Whatever one of them writes that the other reads without a lock they
+ * share, or an atomic, is a data race ThreadSanitizer reports.
+ *
  * Then the same for the timer facility (module/clock.c), on a queue from
  * timeq_create_monotonic() whose clock is compat's virtual one: fast
  * threads arm and move timers, a slow thread arms, moves, deletes, calls
@@ -33,7 +40,7 @@
  * never passed CLOCK_MONOTONIC, so no timer expired early.
  *
  *	stress_paths [--fast N] [--threads N] [--timers N] [--slow-every N]
- *		     [--clocked N] [--seed S]
+ *		     [--lanes N] [--clocked N] [--seed S]
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -181,6 +188,87 @@ static void slow_step(struct stress *s, uint64_t *rand)
 	s->slow_ops++;
 }
 
+/* --- the near lane and the far lane at once --- */
+
+#define L_FAR		64
+
+struct lanes {
+	struct timeq		*q;
+	struct timeq_timer	near;
+	struct timeq_timer	far[L_FAR];
+	unsigned long		calls;
+	unsigned long		applied[2];
+};
+
+/* The minimum, alone in the head, moved within it: near lane, settles. */
+static void *lanes_near(void *arg)
+{
+	struct lanes *l = arg;
+	unsigned long i;
+
+	compat_in_softirq = 1;
+	for (i = 0; i < l->calls; i++)
+		l->applied[0] += timeq_fast_update(l->q, &l->near, i % 16) ==
+				 TIMEQ_APPLIED;
+	return NULL;
+}
+
+/* Far timers moved among buckets 4 to 7: the far lane. */
+static void *lanes_far(void *arg)
+{
+	struct lanes *l = arg;
+	uint64_t rand = 3;
+	unsigned long i;
+
+	compat_in_softirq = 1;
+	for (i = 0; i < l->calls; i++)
+		l->applied[1] += timeq_fast_update(l->q, &l->far[i % L_FAR],
+						   4 * 256 + next_rand(&rand) % 1024) ==
+				 TIMEQ_APPLIED;
+	return NULL;
+}
+
+static void lanes_stress(unsigned long calls, unsigned int *tests,
+			 unsigned int *failed)
+{
+	struct lanes *l = calloc(1, sizeof(*l));
+	pthread_t near, far;
+	unsigned int i;
+	char why[128];
+	bool ok;
+
+	if (!l)
+		exit(1);
+	l->calls = calls;
+	/* delta 256: the head is [0, 256), the far buckets from 512 on. */
+	l->q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	if (IS_ERR(l->q))
+		exit(1);
+	timeq_timer_init(&l->near, NULL);
+	timeq_timer_arm(l->q, &l->near, 0);
+	for (i = 0; i < L_FAR; i++) {
+		timeq_timer_init(&l->far[i], NULL);
+		timeq_timer_arm(l->q, &l->far[i], 4 * 256 + i);
+	}
+	if (pthread_create(&near, NULL, lanes_near, l) ||
+	    pthread_create(&far, NULL, lanes_far, l))
+		exit(1);
+	pthread_join(near, NULL);
+	pthread_join(far, NULL);
+	ok = l->applied[0] == calls && l->applied[1] == calls &&
+	     timeq_min(l->q) == &l->near.node &&
+	     !timeq_check(l->q, why, sizeof(why));
+	printf("%sok %u - lanes: in place, %lu near-lane moves of the minimum ",
+	       ok ? "" : "not ", ++*tests, l->applied[0]);
+	printf("beside %lu far-lane moves (of %lu each)\n", l->applied[1], calls);
+	*failed += !ok;
+	timeq_delete_sync(l->q, &l->near);
+	for (i = 0; i < L_FAR; i++)
+		timeq_delete_sync(l->q, &l->far[i]);
+	timeq_destroy(l->q);
+	free(l);
+}
+
 /* --- the timer facility: a clocked queue, callbacks, an expiry thread --- */
 
 #define C_GRAN		10			/* ns per tick */
@@ -295,6 +383,13 @@ static void *c_fast_thread(void *arg)
 		ret = timeq_fast_update(s->q,
 					&s->timers[r % C_FAST_TIMERS].timer,
 					c_pick_time(s->q, r / C_FAST_TIMERS));
+		/*
+		 * The kick runs on this CPU, as the self-interrupt would, not
+		 * only in the expiry thread: that one may be in a callback that
+		 * sleeps in tq_wait_request() for this very request, and only
+		 * the kick wakes it.
+		 */
+		compat_run_irq_work(&s->q->kick);
 		if (ret == TIMEQ_APPLIED)
 			f->applied++;
 		else if (ret == TIMEQ_DEFERRED)
@@ -511,7 +606,7 @@ int main(int argc, char **argv)
 	unsigned long min_found = 0, min_empty = 0, min_busy = 0, pending = 0;
 	struct stress s = { .ntimers = 1024, .fast_calls = 500000 };
 	unsigned int i, nfast = 2, tests = 0, failed = 0;
-	unsigned long clocked = 100000;
+	unsigned long clocked = 100000, lanes = 100000;
 	uint64_t seed = 1, rand;
 	struct fast *fast;
 	double ns = 0;
@@ -530,11 +625,15 @@ int main(int argc, char **argv)
 			s.slow_every = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--clocked") && i + 1 < (unsigned int)argc)
 			clocked = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--lanes") && i + 1 < (unsigned int)argc)
+			lanes = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < (unsigned int)argc)
 			seed = strtoull(argv[++i], NULL, 0);
 		else {
-			fprintf(stderr, "usage: %s [--fast N] [--threads N] [--timers N] [--slow-every N] [--clocked N] [--seed S]\n",
+			fprintf(stderr, "usage: %s [--fast N] [--threads N] [--timers N]\n",
 				argv[0]);
+			fprintf(stderr, "\t[--slow-every N] [--lanes N]\n");
+			fprintf(stderr, "\t[--clocked N] [--seed S]\n");
 			return 2;
 		}
 	}
@@ -631,6 +730,8 @@ int main(int argc, char **argv)
 	timeq_destroy(s.q);
 	free(s.timers);
 	free(fast);
+	if (lanes)
+		lanes_stress(lanes, &tests, &failed);
 	if (clocked)
 		clocked_stress(seed, nfast, clocked, &tests, &failed);
 	if (compat_allocations) {

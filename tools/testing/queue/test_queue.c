@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 	}
 	printf("TAP version 13\n");
 	if (!only) {
-		compat_kunit_run(compat_kunit_suite, tap_report);
+		compat_kunit_run_all(tap_report);
 		run("timeq_create: ENOMEM at each allocation unwinds", test_create_nomem);
 		run("__timeq_delete_min: no minimum while PULL_HEAD is pending",
 		    test_min_while_pull_pending);

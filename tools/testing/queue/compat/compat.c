@@ -69,6 +69,7 @@ void free_percpu(void *ptr)
 #ifndef COMPAT_EXPLORE
 __thread int compat_in_softirq;
 u64 compat_clock_ns;
+u64 compat_fast_lead_ns;
 wait_queue_head_t compat_var_waitqueue = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
@@ -195,6 +196,18 @@ ktime_t compat_hrtimer_earliest(void)
 			earliest = timer->expires;
 	pthread_mutex_unlock(&compat_hrtimer_lock);
 	return earliest;
+}
+
+bool compat_hrtimer_next(void)
+{
+	ktime_t next = compat_hrtimer_earliest();
+
+	if (next < 0)
+		return false;
+	if ((u64)next > ktime_get_ns())
+		compat_clock_set(next);
+	compat_hrtimer_run(ktime_get_ns());
+	return true;
 }
 
 unsigned int compat_hrtimer_run(u64 now_ns)

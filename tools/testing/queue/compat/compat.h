@@ -53,9 +53,15 @@ typedef int __s32;
 
 #define BITS_PER_LONG		(__SIZEOF_LONG__ * 8)
 #define BIT(n)			(1UL << (n))
+#define BIT_ULL(n)		(1ULL << (n))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
-/* Only for #if: the userspace build is a KUnit build, nothing else is on. */
+/*
+ * Only for #if and IS_ENABLED(): the userspace build is a KUnit build whose
+ * threads are CPUs, a lock held by one failing another's trylock; nothing
+ * else is on.
+ */
 #define CONFIG_KUNIT		1
+#define CONFIG_SMP		1
 #define IS_ENABLED(option)	(option)
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -350,6 +356,9 @@ extern struct workqueue_struct *timeq_wq;
  */
 typedef long long ktime_t;
 
+#define NSEC_PER_USEC		1000ULL
+#define NSEC_PER_MSEC		1000000ULL
+
 static inline ktime_t ns_to_ktime(u64 ns)
 {
 	return (ktime_t)ns;
@@ -412,8 +421,13 @@ extern __thread int compat_in_softirq;
 #define local_irq_save(flags)	do { (flags) = 0; } while (0)
 #define local_irq_restore(flags) do { (void)(flags); } while (0)
 #define might_sleep()		assert(!compat_in_softirq)
+/* <linux/bottom_half.h>: bottom halves off is softirq context, as in_softirq(). */
+#define local_bh_disable()	((void)compat_in_softirq++)
+#define local_bh_enable()	((void)compat_in_softirq--)
+#define local_irq_disable()	do { } while (0)
+#define local_irq_enable()	do { } while (0)
 #define cond_resched()		sched_yield()
-#define cpu_relax()		sched_yield()
+#define cpu_relax()		compat_cpu_relax()
 #define lockdep_assert_in_softirq()	assert(compat_in_softirq)
 
 static inline long long atomic64_inc_return(atomic64_t *v)
@@ -686,6 +700,11 @@ static inline bool cancel_work_sync(struct work_struct *work)
 	return __atomic_exchange_n(&work->pending, 0, __ATOMIC_SEQ_CST);
 }
 
+static inline bool work_pending(const struct work_struct *work)
+{
+	return __atomic_load_n(&work->pending, __ATOMIC_RELAXED);
+}
+
 /* Run @work if it is queued, as a worker would; true if it ran. */
 static inline bool compat_run_work(struct work_struct *work)
 {
@@ -693,6 +712,15 @@ static inline bool compat_run_work(struct work_struct *work)
 		return false;
 	work->func(work);
 	return true;
+}
+
+/*
+ * flush_work(): the worker is whoever runs it, so a queued work runs here,
+ * in the caller, once.
+ */
+static inline bool flush_work(struct work_struct *work)
+{
+	return compat_run_work(work);
 }
 
 /*
@@ -798,9 +826,20 @@ unsigned int compat_hrtimer_run(u64 now_ns);
 ktime_t compat_hrtimer_armed(struct hrtimer *timer);
 /* The earliest expiry of any armed hrtimer, or -1 if none is armed. */
 ktime_t compat_hrtimer_earliest(void);
+/*
+ * The next event of the timer hardware: move the virtual clock to the
+ * earliest armed hrtimer, if it is later, and fire what is due then.
+ * False if no hrtimer is armed.
+ */
+bool compat_hrtimer_next(void);
 
 /* The virtual clock. */
 extern u64 compat_clock_ns;
+/*
+ * How far ktime_get_mono_fast_ns() runs ahead of ktime_get_ns(), as it may
+ * by what a timekeeping update changes: 0 but when a test sets it.
+ */
+extern u64 compat_fast_lead_ns;
 
 static inline u64 ktime_get_ns(void)
 {
@@ -809,12 +848,29 @@ static inline u64 ktime_get_ns(void)
 
 static inline u64 ktime_get_mono_fast_ns(void)
 {
-	return ktime_get_ns();
+	return ktime_get_ns() +
+	       __atomic_load_n(&compat_fast_lead_ns, __ATOMIC_RELAXED);
+}
+
+/*
+ * cpu_relax(): a spin takes time, so each one moves the virtual clock on
+ * by a nanosecond (and yields); a loop that waits for the clock ends.
+ */
+static inline void compat_cpu_relax(void)
+{
+	__atomic_add_fetch(&compat_clock_ns, 1, __ATOMIC_RELAXED);
+	sched_yield();
 }
 
 static inline void compat_clock_set(u64 ns)
 {
 	__atomic_store_n(&compat_clock_ns, ns, __ATOMIC_RELAXED);
+}
+
+/* <linux/delay.h>: sleeping is the virtual clock moving on. */
+static inline void msleep(unsigned int ms)
+{
+	compat_clock_set(ktime_get_ns() + ms * NSEC_PER_MSEC);
 }
 #endif /* COMPAT_EXPLORE */
 
@@ -864,5 +920,14 @@ static inline bool completion_done(struct completion *x)
 
 #define wait_for_completion(x) \
 	wait_event((x)->wait, compat_completion_take(x))
+
+#ifndef COMPAT_EXPLORE
+#define COMPAT_COMPLETION_INIT {					\
+	.done = ATOMIC_INIT(0),						\
+	.wait = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER },	\
+}
+
+#define DECLARE_COMPLETION_ONSTACK(x)	struct completion x = COMPAT_COMPLETION_INIT
+#endif
 
 #endif /* TIMEQ_COMPAT_H */

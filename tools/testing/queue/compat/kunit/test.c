@@ -86,6 +86,32 @@ static bool compat_kunit_run_case(struct kunit_case *c, const void *param)
 	return !test.failed;
 }
 
+static struct kunit_suite *compat_kunit_suites[COMPAT_KUNIT_MAX_SUITES];
+static unsigned int compat_kunit_nsuites;
+
+void compat_kunit_register(struct kunit_suite *suite)
+{
+	if (compat_kunit_nsuites == COMPAT_KUNIT_MAX_SUITES)
+		abort();
+	compat_kunit_suites[compat_kunit_nsuites++] = suite;
+}
+
+/*
+ * Is @name in $COMPAT_KUNIT_SKIP, a list of case names split by spaces or
+ * commas? A tool that must run the suites on a tree with a known failure
+ * (tools/testing/mutate) names that case there.
+ */
+static bool compat_kunit_skipped(const char *name)
+{
+	const char *list = getenv("COMPAT_KUNIT_SKIP"), *p;
+	size_t len = strlen(name);
+
+	for (p = list; p && (p = strstr(p, name)); p += len)
+		if ((p == list || strchr(" ,", p[-1])) && strchr(" ,", p[len]))
+			return true;
+	return false;
+}
+
 unsigned int compat_kunit_run(struct kunit_suite *suite,
 			      void (*report)(bool ok, const char *name))
 {
@@ -96,6 +122,13 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 	bool ok;
 
 	for (c = suite->test_cases; c->run_case; c++) {
+		if (compat_kunit_skipped(c->name)) {
+			snprintf(name, sizeof(name),
+				 "%s.%s # SKIP named in COMPAT_KUNIT_SKIP",
+				 suite->name, c->name);
+			report(true, name);
+			continue;
+		}
 		if (!c->generate_params) {
 			ok = compat_kunit_run_case(c, NULL);
 			snprintf(name, sizeof(name), "%s.%s", suite->name, c->name);
@@ -113,5 +146,14 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 			failed += !ok;
 		}
 	}
+	return failed;
+}
+
+unsigned int compat_kunit_run_all(void (*report)(bool ok, const char *name))
+{
+	unsigned int i, failed = 0;
+
+	for (i = 0; i < compat_kunit_nsuites; i++)
+		failed += compat_kunit_run(compat_kunit_suites[i], report);
 	return failed;
 }

@@ -43,15 +43,23 @@ struct kunit_suite {
 };
 
 #define KUNIT_CASE(fn)			{ .run_case = fn, .name = #fn }
+#define KUNIT_CASE_SLOW(fn)		KUNIT_CASE(fn)
 #define KUNIT_CASE_PARAM(fn, gen)	{ .run_case = fn, .name = #fn, \
 					  .generate_params = gen }
 /* Attributes change nothing here: every case runs. */
 #define KUNIT_CASE_PARAM_ATTR(fn, gen, attr)	KUNIT_CASE_PARAM(fn, gen)
 
-/* One suite per test file; the runner finds it by this name. */
-extern struct kunit_suite *compat_kunit_suite;
-#define kunit_test_suite(suite) \
-	struct kunit_suite *compat_kunit_suite = &(suite)
+/*
+ * Each test file registers its suite before main(), as a module's suites
+ * are registered when it loads; a program runs every suite linked in.
+ */
+#define COMPAT_KUNIT_MAX_SUITES	8
+void compat_kunit_register(struct kunit_suite *suite);
+#define kunit_test_suite(suite)						\
+	static void __attribute__((constructor)) compat_register_##suite(void) \
+	{								\
+		compat_kunit_register(&(suite));			\
+	}
 
 int kunit_add_action_or_reset(struct kunit *test, kunit_action_t *fn, void *ctx);
 void kunit_release_action(struct kunit *test, kunit_action_t *fn, void *ctx);
@@ -62,6 +70,8 @@ void compat_kunit_fail(struct kunit *test, bool abort, const char *file,
 /* Run every case of @suite; @report gets each result. Returns failures. */
 unsigned int compat_kunit_run(struct kunit_suite *suite,
 			      void (*report)(bool ok, const char *name));
+/* Run every suite registered, in order of registration. */
+unsigned int compat_kunit_run_all(void (*report)(bool ok, const char *name));
 
 #define COMPAT_KUNIT_CHECK(test, abort, ok, fmt, ...)				\
 	do {									\
@@ -78,17 +88,37 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 				   #a, #b, a_, b_);				\
 	} while (0)
 
+#define KUNIT_FAIL(t, fmt, ...) \
+	compat_kunit_fail(t, false, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+/* Every case runs here (CONFIG_SMP): a case that would skip fails. */
+#define kunit_skip(t, fmt, ...) \
+	compat_kunit_fail(t, true, __FILE__, __LINE__, "skip: " fmt, ##__VA_ARGS__)
+#define kunit_info(t, fmt, ...) \
+	printf("# %s: " fmt, (t)->name, ##__VA_ARGS__)
+
 #define KUNIT_EXPECT_TRUE(t, c)		COMPAT_KUNIT_CHECK(t, false, c, "%s", #c)
 #define KUNIT_EXPECT_FALSE(t, c)	COMPAT_KUNIT_CHECK(t, false, !(c), "!%s", #c)
 #define KUNIT_ASSERT_TRUE(t, c)		COMPAT_KUNIT_CHECK(t, true, c, "%s", #c)
 #define KUNIT_EXPECT_EQ(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, ==, b)
 #define KUNIT_EXPECT_LE(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, <=, b)
+#define KUNIT_EXPECT_LT(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, <, b)
+#define KUNIT_EXPECT_GE(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, >=, b)
+#define KUNIT_EXPECT_GT(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, >, b)
+#define KUNIT_EXPECT_NE(t, a, b)	COMPAT_KUNIT_BINARY(t, false, a, !=, b)
+#define KUNIT_ASSERT_LE(t, a, b)	COMPAT_KUNIT_BINARY(t, true, a, <=, b)
+#define KUNIT_ASSERT_GT(t, a, b)	COMPAT_KUNIT_BINARY(t, true, a, >, b)
+#define KUNIT_ASSERT_FALSE(t, c)	COMPAT_KUNIT_CHECK(t, true, !(c), "!%s", #c)
+#define KUNIT_ASSERT_NOT_NULL(t, p)	COMPAT_KUNIT_CHECK(t, true, (p) != NULL, \
+							   "%s != NULL", #p)
+#define KUNIT_EXPECT_NOT_NULL(t, p)	COMPAT_KUNIT_CHECK(t, false, (p) != NULL, \
+							   "%s != NULL", #p)
 #define KUNIT_ASSERT_EQ(t, a, b)	COMPAT_KUNIT_BINARY(t, true, a, ==, b)
 #define KUNIT_EXPECT_PTR_EQ(t, a, b)	COMPAT_KUNIT_CHECK(t, false, (a) == (b), \
 							   "%s == %s", #a, #b)
 #define KUNIT_ASSERT_PTR_EQ(t, a, b)	COMPAT_KUNIT_CHECK(t, true, (a) == (b), \
 							   "%s == %s", #a, #b)
 #define KUNIT_EXPECT_NULL(t, p)		COMPAT_KUNIT_CHECK(t, false, !(p), "!%s", #p)
+#define KUNIT_ASSERT_NULL(t, p)		COMPAT_KUNIT_CHECK(t, true, !(p), "!%s", #p)
 #define KUNIT_ASSERT_NOT_ERR_OR_NULL(t, p) \
 	COMPAT_KUNIT_CHECK(t, true, (p) && !IS_ERR(p), "%s is a pointer", #p)
 #define KUNIT_EXPECT_EQ_MSG(t, a, b, fmt, ...) \
