@@ -47,8 +47,11 @@
  *    refuses a queued one, the queue's own operations take it as not
  *    queued, and the fast path leaves it to the slow side. Every timer
  *    call finds it there and takes it off (tq_clock_cancel_due()), as the
- *    timer wheel's calls detach a timer from its expiry list. Everything
- *    on @due is earlier than anything queued, and is expired first.
+ *    timer wheel's calls detach a timer from its expiry list. Nothing on
+ *    @due is later than the clock, so nothing queued is earlier, and @due
+ *    is expired first. (A removal moves the clock to the time of what it
+ *    removes, so the last timer to leave for @due may have the clock's
+ *    time, and so may timers still queued.)
  *  - Expiry storms are bounded: one run of the work expires at most
  *    expire_budget timers (a module parameter), then queues itself again
  *    for the rest. Nothing is lost, and the workqueue runs other queues'
@@ -307,8 +310,8 @@ bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
 
 /*
  * Check @due for timeq_check(): each timer on it is @q's and out of its
- * lists, the list is in order of time, and every time is before the
- * clock. Return: 0, or -EUCLEAN with a description in @buf.
+ * lists, the list is in order of time, and no time is after the clock.
+ * Return: 0, or -EUCLEAN with a description in @buf.
  */
 int tq_clock_check(struct timeq *q, char *buf, size_t len)
 	__must_hold(&q->head_lock)
@@ -320,7 +323,7 @@ int tq_clock_check(struct timeq *q, char *buf, size_t len)
 	lockdep_assert_held(&q->head_lock);
 	list_for_each_entry(timer, &q->clock->due, node.entry) {
 		if (timer->node.owner != tq_owner_word(q, TQ_TAG_OUT) ||
-		    timer->node.time < last || timer->node.time >= q->now)
+		    timer->node.time < last || timer->node.time > q->now)
 			goto bad;
 		last = timer->node.time;
 		n++;
@@ -336,7 +339,7 @@ bad:
 
 /*
  * The next timer due at @tick, taken out of @due or the queue, or NULL.
- * Everything on @due is earlier than anything queued.
+ * Nothing queued is earlier than anything on @due.
  */
 static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
