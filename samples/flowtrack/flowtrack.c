@@ -100,6 +100,7 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/jiffies.h>
+#include <linux/limits.h>
 #include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -136,7 +137,7 @@ MODULE_PARM_DESC(granularity_us,
 static unsigned int max_flows = 65536;
 module_param(max_flows, uint, 0444);
 MODULE_PARM_DESC(max_flows,
-		 "flows tracked at most, live or being freed (default 65536)");
+		 "flows tracked at most, live or being freed, 1 to 2^31 - 1 (default 65536)");
 
 /* At most this many ticks to a time-out: it keeps the queue small. */
 #define FLOW_MAX_TICKS		BIT_ULL(24)
@@ -1071,7 +1072,9 @@ static int flow_check_params(void)
 		goto bad;
 	flow_timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	flow_gran_ns = (u64)granularity_us * NSEC_PER_USEC;
-	if (!flow_timeout_ns || !flow_gran_ns || !max_flows)
+	/* The flow counts are atomic_t: a larger cap would never be reached. */
+	if (!flow_timeout_ns || !flow_gran_ns || !max_flows ||
+	    max_flows > INT_MAX)
 		goto bad;
 	ticks = div64_u64(flow_timeout_ns, flow_gran_ns);
 	if (ticks < 1 || ticks > FLOW_MAX_TICKS)
@@ -1079,7 +1082,7 @@ static int flow_check_params(void)
 	return 0;
 
 bad:
-	pr_err("mode=timeq|gc, timeout_ms >= granularity_us / 1000, at most 2^24 ticks to a time-out, max_flows >= 1\n");
+	pr_err("mode=timeq|gc, timeout_ms >= granularity_us / 1000, at most 2^24 ticks to a time-out, 1 <= max_flows <= 2^31 - 1\n");
 	return -EINVAL;
 }
 

@@ -37,7 +37,9 @@
  * --module PATH loads the module (finit_module) with --params, commas for
  * spaces, before the traffic, and --unload removes it after, with flows
  * still live when --leave is given (the traffic stops, the checks are made
- * on a live table, and the module goes).
+ * on a live table, and the module goes). With --load-error ERRNO (a name,
+ * such as EINVAL) the load must fail with that error, which is the one
+ * check; there is no traffic.
  *
  * Exit status: 0 every check held, 1 one failed or a step failed, 2 usage.
  */
@@ -83,6 +85,7 @@ static struct {
 	int drain_s;
 	bool leave, cap, quiet;
 	const char *module, *params;
+	int load_error;
 	bool unload;
 	int measure_from;
 	bool result;
@@ -632,22 +635,54 @@ static void echo_some(void)
 
 /* --- the module, when this program loads it --- */
 
-static void load_module(void)
-{
-	char params[256];
-	int fd;
+/* The errno names --load-error takes. */
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	{ "EINVAL", EINVAL }, { "ERANGE", ERANGE }, { "E2BIG", E2BIG },
+	{ "ENOMEM", ENOMEM }, { "EBUSY", EBUSY },
+};
 
-	snprintf(params, sizeof(params), "%s", opt.params ? opt.params : "");
-	for (char *p = params; *p; p++)
+static int errno_of(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (!strcmp(errnos[i].name, name))
+			return errnos[i].err;
+	return 0;
+}
+
+/* finit_module() of @path with @params, commas for spaces: 0 or an errno. */
+static int finit(const char *path, const char *params)
+{
+	char buf[256];
+	int fd, err = 0;
+
+	snprintf(buf, sizeof(buf), "%s", params ? params : "");
+	for (char *p = buf; *p; p++)
 		if (*p == ',')
 			*p = ' ';
-	fd = open(opt.module, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		die("open %s", opt.module);
-	if (syscall(SYS_finit_module, fd, params, 0))
-		die("load %s %s", opt.module, params);
+		die("open %s", path);
+	if (syscall(SYS_finit_module, fd, buf, 0))
+		err = errno;
 	close(fd);
-	printf("flowgen: loaded %s %s\n", opt.module, params);
+	return err;
+}
+
+static void load_module(void)
+{
+	int err = finit(opt.module, opt.params);
+
+	if (err) {
+		errno = err;
+		die("load %s %s", opt.module, opt.params ? opt.params : "");
+	}
+	printf("flowgen: loaded %s %s\n", opt.module,
+	       opt.params ? opt.params : "");
 }
 
 static int unload_module(void)
@@ -855,6 +890,7 @@ static void usage(void)
 		"usage: flowgen [--flows N] [--fill S] [--active MIN:MAX] [--again PCT]\n"
 		"               [--interval MS] [--seed N] [--drain S] [--leave] [--cap]\n"
 		"               [--module PATH [--params A=B,C=D]] [--unload]\n"
+		"               [--load-error ERRNO]\n"
 		"               [--measure-from S] [--result] [--quiet]\n");
 	exit(2);
 }
@@ -869,7 +905,7 @@ static void parse(int argc, char **argv)
 		{ "cap", 0, NULL, 'c' }, { "module", 1, NULL, 'm' },
 		{ "params", 1, NULL, 'p' }, { "unload", 0, NULL, 'u' },
 		{ "measure-from", 1, NULL, 'w' }, { "quiet", 0, NULL, 'q' },
-		{ "result", 0, NULL, 'r' },
+		{ "result", 0, NULL, 'r' }, { "load-error", 1, NULL, 'e' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -895,13 +931,33 @@ static void parse(int argc, char **argv)
 		case 'w': opt.measure_from = atoi(optarg); break;
 		case 'q': opt.quiet = true; break;
 		case 'r': opt.result = true; break;
+		case 'e':
+			opt.load_error = errno_of(optarg);
+			if (!opt.load_error)
+				usage();
+			break;
 		default: usage();
 		}
 	}
 	if (optind != argc || opt.flows < 1 || opt.flows > 60000 ||
 	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||
-	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100)
+	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100 ||
+	    (opt.load_error && !opt.module))
 		usage();
+}
+
+/* --load-error: the load must fail with that error, and leave nothing. */
+static int refused_load(void)
+{
+	int err = finit(opt.module, opt.params);
+
+	check(err == opt.load_error, "the load with %s was refused: %s (want %s)",
+	      opt.params ? opt.params : "no parameters",
+	      err ? strerror(err) : "it loaded", strerror(opt.load_error));
+	if (!err)
+		unload_module();
+	printf("1..%d\n", tap_n);
+	return tap_failed;
 }
 
 int main(int argc, char **argv)
@@ -916,6 +972,8 @@ int main(int argc, char **argv)
 
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (opt.load_error)
+		return refused_load();
 	if (pipe2(c2p, O_CLOEXEC) || pipe2(p2c, O_CLOEXEC))
 		die("pipe");
 	child = fork();

@@ -18,6 +18,8 @@
 #                  sleep for 60 s first, as conntrack's does with an empty
 #                  table, hence --drain 90)
 #   gc, live       stop the traffic and unload with flows live
+#   max_flows      2^31 refused at load with EINVAL (the flow counts are
+#                  atomic_t: a larger cap was never reached)
 #
 # KERNEL is "debug", the debug kernel of tools/testing/vm/build-kernel.sh
 # (lockdep, KASAN, kmemleak, debugobjects, ...: run.sh fails on any of
@@ -46,6 +48,7 @@ scenarios=(
 	"--params mode=timeq,timeout_ms=3000,max_flows=50 --flows 150 --fill 3 --active 3:6 --again 25 --cap"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 0.5 --active 3:6 --again 0 --drain 90"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
+	"--params mode=timeq,max_flows=2147483648 --load-error EINVAL"
 )
 args=(-k "$moddir/timeq.ko" -f "$moddir/timeq_flowtrack.ko:$ko")
 for s in "${scenarios[@]}"; do
