@@ -4,8 +4,11 @@
  * Brodnik-Karlsson queue was designed for, beside conntrack's own design.
  *
  * A netfilter hook in the initial network namespace sees every IPv4
- * packet, at PRE_ROUTING (received: softirq) and at LOCAL_OUT (sent:
- * process context, where the hook disables bottom halves itself). It finds
+ * packet, at PRE_ROUTING (received: softirq, but process context for a
+ * packet that NFQUEUE gave to userspace at an earlier hook, and that
+ * nf_reinject() sends on in the verdict's sender) and at LOCAL_OUT (sent:
+ * process context). Both hooks disable bottom halves, as the fast path
+ * asks, whatever the context they are called in. It finds
  * the packet's flow in an rhashtable, keyed by the 5-tuple with its two
  * ends in a fixed order so that both directions are one flow, or creates
  * it, and refreshes the flow's idle time-out. A flow idle for the time-out
@@ -801,13 +804,15 @@ static void flow_key_of(const struct sk_buff *skb, struct flow_key *key)
 	}
 }
 
-/* PRE_ROUTING: in softirq, as the fast path wants. */
-static unsigned int flow_hook_in(void *priv, struct sk_buff *skb,
-				 const struct nf_hook_state *state)
+/* The hook at PRE_ROUTING and LOCAL_OUT, in any of their contexts. */
+static unsigned int flow_hook(void *priv, struct sk_buff *skb,
+			      const struct nf_hook_state *state)
 {
-	u64 t0 = local_clock();
 	struct flow_key key;
+	u64 t0;
 
+	local_bh_disable();
+	t0 = local_clock();
 	this_cpu_inc(flow_counters->packets);
 	flow_key_of(skb, &key);
 	rcu_read_lock();
@@ -815,30 +820,19 @@ static unsigned int flow_hook_in(void *priv, struct sk_buff *skb,
 	rcu_read_unlock();
 	flow_cost(&flow_counters->hook_ns, flow_counters->hook_cost,
 		  local_clock() - t0);
-	return NF_ACCEPT;
-}
-
-/* LOCAL_OUT: in the sender's process context, bottom halves enabled. */
-static unsigned int flow_hook_out(void *priv, struct sk_buff *skb,
-				  const struct nf_hook_state *state)
-{
-	unsigned int verdict;
-
-	local_bh_disable();
-	verdict = flow_hook_in(priv, skb, state);
 	local_bh_enable();
-	return verdict;
+	return NF_ACCEPT;
 }
 
 static const struct nf_hook_ops flow_ops[] = {
 	{
-		.hook		= flow_hook_in,
+		.hook		= flow_hook,
 		.pf		= NFPROTO_IPV4,
 		.hooknum	= NF_INET_PRE_ROUTING,
 		.priority	= NF_IP_PRI_CONNTRACK,
 	},
 	{
-		.hook		= flow_hook_out,
+		.hook		= flow_hook,
 		.pf		= NFPROTO_IPV4,
 		.hooknum	= NF_INET_LOCAL_OUT,
 		.priority	= NF_IP_PRI_CONNTRACK,

@@ -41,6 +41,15 @@
  * such as EINVAL) the load must fail with that error, which is the one
  * check; there is no traffic.
  *
+ * --aid PATH names timeq_flowtrack_aid.ko (kunit/flowtrack_aid.c), which
+ * does to netfilter what a program cannot, for another test:
+ *
+ *  --inject N	after the module, the aid runs the PRE_ROUTING hooks on N
+ *		packets of N new flows in process context, bottom halves
+ *		enabled, as after an NFQUEUE verdict; they count as N more
+ *		sessions of one packet. The debug kernel's lockdep judges
+ *		the context the fast path was called in.
+ *
  * Exit status: 0 every check held, 1 one failed or a step failed, 2 usage.
  */
 #define _GNU_SOURCE
@@ -71,6 +80,7 @@
 
 #define STATS		"/sys/kernel/debug/timeq_flowtrack/stats"
 #define MODNAME		"timeq_flowtrack"
+#define AID		"timeq_flowtrack_aid"
 #define PORT		9000
 #define ADDR_HOST	"10.77.0.1"
 #define ADDR_PEER	"10.77.0.2"
@@ -84,8 +94,8 @@ static struct {
 	unsigned int seed;
 	int drain_s;
 	bool leave, cap, quiet;
-	const char *module, *params;
-	int load_error;
+	const char *module, *params, *aid;
+	int load_error, inject;
 	bool unload;
 	int measure_from;
 	bool result;
@@ -685,20 +695,36 @@ static void load_module(void)
 	       opt.params ? opt.params : "");
 }
 
-static int unload_module(void)
+static int unload(const char *name)
 {
 	int tries;
 
 	/* Bounded: the reaper may still hold a reference for a moment. */
 	for (tries = 0; tries < 100; tries++) {
-		if (!syscall(SYS_delete_module, MODNAME, O_NONBLOCK))
+		if (!syscall(SYS_delete_module, name, O_NONBLOCK))
 			return 0;
 		if (errno != EAGAIN && errno != EBUSY)
 			break;
 		usleep(100000);
 	}
-	fprintf(stderr, "flowgen: unloading %s: %s\n", MODNAME, strerror(errno));
+	fprintf(stderr, "flowgen: unloading %s: %s\n", name, strerror(errno));
 	return -1;
+}
+
+static int unload_module(void)
+{
+	return unload(MODNAME);
+}
+
+/* Load the aid with @params, or die. */
+static void load_aid(const char *params)
+{
+	int err = finit(opt.aid, params);
+
+	if (err) {
+		errno = err;
+		die("load %s %s", opt.aid, params);
+	}
 }
 
 /* --- the summary and the checks --- */
@@ -748,6 +774,9 @@ static void summary(const struct stats *s, const struct result *r)
 	       stat(s, "max_flows"));
 	printf("  flows      %lld created, for the generator's %lld sessions on %lld 5-tuples;\n",
 	       stat(s, "flows_created"), r->sessions, r->flows);
+	if (opt.inject)
+		printf("             (%d of each injected by the aid in process context)\n",
+		       opt.inject);
 	printf("             %lld expired (%lld of them found idle by a packet), %lld live, %lld freed\n",
 	       stat(s, "flows_expired"), stat(s, "flows_expired_by_packet"),
 	       stat(s, "flows_live"), stat(s, "flows_freed"));
@@ -890,7 +919,7 @@ static void usage(void)
 		"usage: flowgen [--flows N] [--fill S] [--active MIN:MAX] [--again PCT]\n"
 		"               [--interval MS] [--seed N] [--drain S] [--leave] [--cap]\n"
 		"               [--module PATH [--params A=B,C=D]] [--unload]\n"
-		"               [--load-error ERRNO]\n"
+		"               [--load-error ERRNO] [--aid PATH --inject N]\n"
 		"               [--measure-from S] [--result] [--quiet]\n");
 	exit(2);
 }
@@ -906,6 +935,7 @@ static void parse(int argc, char **argv)
 		{ "params", 1, NULL, 'p' }, { "unload", 0, NULL, 'u' },
 		{ "measure-from", 1, NULL, 'w' }, { "quiet", 0, NULL, 'q' },
 		{ "result", 0, NULL, 'r' }, { "load-error", 1, NULL, 'e' },
+		{ "aid", 1, NULL, 'A' }, { "inject", 1, NULL, 'I' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -936,13 +966,16 @@ static void parse(int argc, char **argv)
 			if (!opt.load_error)
 				usage();
 			break;
+		case 'A': opt.aid = optarg; break;
+		case 'I': opt.inject = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (optind != argc || opt.flows < 1 || opt.flows > 60000 ||
 	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||
 	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100 ||
-	    (opt.load_error && !opt.module))
+	    (opt.load_error && !opt.module) || opt.inject < 0 ||
+	    (opt.inject && (!opt.aid || !opt.module)))
 		usage();
 }
 
@@ -965,6 +998,7 @@ int main(int argc, char **argv)
 	int c2p[2], p2c[2], status;
 	int64_t t0, timeout, next, bound;
 	struct result r = { 0 };
+	char aid_params[32];
 	struct stats s;
 	bool done = false;
 	pid_t child;
@@ -998,6 +1032,14 @@ int main(int argc, char **argv)
 		load_module();
 	if (!read_stats(&s) || stat(&s, "timeout_ms") <= 0)
 		die("reading %s: is timeq_flowtrack loaded, and debugfs mounted?", STATS);
+	if (opt.inject) {
+		snprintf(aid_params, sizeof(aid_params), "inject=%d", opt.inject);
+		load_aid(aid_params);
+		if (unload(AID))
+			die("unload %s", AID);
+		printf("flowgen: %d packets of new flows through PRE_ROUTING in process context\n",
+		       opt.inject);
+	}
 	timeout = stat(&s, "timeout_ms") * MS;
 	if (write(p2c[1], &timeout, sizeof(timeout)) != sizeof(timeout))
 		die("write to the generator");
@@ -1053,6 +1095,9 @@ int main(int argc, char **argv)
 	if (write(p2c[1], "q", 1) != 1 && done)
 		die("write to the generator");
 	waitpid(child, &status, 0);
+	/* The injected packets: a session, and a flow, each. */
+	r.sessions += opt.inject;
+	r.flows += opt.inject;
 	/* The drain: until nothing is live or left to free, bounded. */
 	bound = now_ns() + (int64_t)opt.drain_s * NS;
 	while (!opt.leave) {
