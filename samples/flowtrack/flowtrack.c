@@ -81,13 +81,17 @@
  * (a timer's own callback must not), and the reaper calls the latter with
  * no lock held, so it cannot hold one the callback waits for.
  *
- * Unloading with flows live: the hooks go first (nf_unregister_net_hooks()
- * waits for every hook that runs), then the collector; then, under
- * flow_kill_lock, which every callback takes, flow_stopping is set, after
- * which no callback expires anything or queues the reaper; the reaper is
- * flushed; timeq_destroy() stops the queue (it waits for a running
- * callback and releases the queued timers); and last the flows still in
- * the table are freed with it.
+ * Unloading with flows live: the hooks go first, and synchronize_net()
+ * waits for those still running (unregistering does not: a packet that
+ * found a hook before may still be in it); then the collector; then,
+ * under flow_kill_lock, which every callback takes, flow_stopping is set,
+ * after which no callback expires anything or queues the reaper; the
+ * reaper is flushed; timeq_destroy() stops the queue (it waits for a
+ * running callback and releases the queued timers); and last the flows
+ * still in the table are freed with it. A load whose hooks could not all
+ * be registered ends the same way (flow_teardown()): netfilter registers
+ * them one at a time and takes back the first when the second fails, but
+ * the first, PRE_ROUTING, was live in between and may have made flows.
  *
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
  * (flows live, created, expired and freed; packets; refreshes applied in
@@ -1085,6 +1089,28 @@ static void flow_free_unloaded(void *ptr, void *arg)
 	flow_free(ptr);
 }
 
+/*
+ * Stop and free everything the load made, once the hooks are unregistered:
+ * see "Unloading with flows live" above.
+ */
+static void flow_teardown(void)
+{
+	synchronize_net();
+	debugfs_remove_recursive(flow_dir);
+	if (!flow_timed_mode) {
+		cancel_delayed_work_sync(&flow_gc.work);
+		flow_gc_end_pass();
+	}
+	mutex_lock(&flow_kill_lock);
+	flow_stopping = true;
+	mutex_unlock(&flow_kill_lock);
+	flush_work(&flow_reap_work);
+	timeq_destroy(flow_q);
+	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
+	kmem_cache_destroy(flow_cache);
+	free_percpu(flow_counters);
+}
+
 static int __init flow_init(void)
 {
 	struct rhashtable_params params = flow_params;
@@ -1135,20 +1161,16 @@ static int __init flow_init(void)
 	debugfs_create_file("lateness_buckets", 0444, flow_dir, NULL,
 			    &flow_buckets_fops);
 	err = nf_register_net_hooks(&init_net, flow_ops, ARRAY_SIZE(flow_ops));
-	if (err)
-		goto err_debugfs;
+	if (err) {
+		/* PRE_ROUTING was live: see "Unloading with flows live". */
+		flow_teardown();
+		return err;
+	}
 	pr_info("mode %s, time-out %u ms, tick %u us, at most %u flows\n",
 		flow_timed_mode ? "timeq" : "gc", timeout_ms, granularity_us,
 		max_flows);
 	return 0;
 
-err_debugfs:
-	debugfs_remove_recursive(flow_dir);
-	if (!flow_timed_mode) {
-		cancel_delayed_work_sync(&flow_gc.work);
-		flow_gc_end_pass();
-	}
-	timeq_destroy(flow_q);
 err_table:
 	rhashtable_destroy(&flow_table);
 err_cache:
@@ -1161,19 +1183,7 @@ err_stats:
 static void __exit flow_exit(void)
 {
 	nf_unregister_net_hooks(&init_net, flow_ops, ARRAY_SIZE(flow_ops));
-	debugfs_remove_recursive(flow_dir);
-	if (!flow_timed_mode) {
-		cancel_delayed_work_sync(&flow_gc.work);
-		flow_gc_end_pass();
-	}
-	mutex_lock(&flow_kill_lock);
-	flow_stopping = true;
-	mutex_unlock(&flow_kill_lock);
-	flush_work(&flow_reap_work);
-	timeq_destroy(flow_q);
-	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
-	kmem_cache_destroy(flow_cache);
-	free_percpu(flow_counters);
+	flow_teardown();
 }
 
 module_init(flow_init);

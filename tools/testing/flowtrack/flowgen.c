@@ -42,13 +42,23 @@
  * check; there is no traffic.
  *
  * --aid PATH names timeq_flowtrack_aid.ko (kunit/flowtrack_aid.c), which
- * does to netfilter what a program cannot, for another test:
+ * does to netfilter what a program cannot, for two more tests:
  *
  *  --inject N	after the module, the aid runs the PRE_ROUTING hooks on N
  *		packets of N new flows in process context, bottom halves
  *		enabled, as after an NFQUEUE verdict; they count as N more
  *		sessions of one packet. The debug kernel's lockdep judges
  *		the context the fast path was called in.
+ *  --load-race	no traffic of the generator: while the aid floods
+ *		PRE_ROUTING with packets of new flows, the module's load
+ *		fails after its PRE_ROUTING hook went live (the aid has
+ *		filled LOCAL_OUT's hooks, so the second registration fails
+ *		with E2BIG), until the flood made flows during one of those
+ *		loads (timeq's own counters of fast updates move), at most
+ *		RACE_LOADS times; then, LOCAL_OUT free, it loads and is
+ *		unloaded while the flood goes on. The debug kernel's
+ *		detectors judge the teardowns (flows left in a destroyed
+ *		cache, leaks, use after free).
  *
  * Exit status: 0 every check held, 1 one failed or a step failed, 2 usage.
  */
@@ -79,6 +89,7 @@
 #include <unistd.h>
 
 #define STATS		"/sys/kernel/debug/timeq_flowtrack/stats"
+#define TIMEQ_STATS	"/sys/kernel/debug/timeq/stats"
 #define MODNAME		"timeq_flowtrack"
 #define AID		"timeq_flowtrack_aid"
 #define PORT		9000
@@ -96,7 +107,7 @@ static struct {
 	bool leave, cap, quiet;
 	const char *module, *params, *aid;
 	int load_error, inject;
-	bool unload;
+	bool unload, load_race;
 	int measure_from;
 	bool result;
 } opt = {
@@ -138,10 +149,10 @@ struct stats {
 	long long value[MAX_STATS];
 };
 
-static bool read_stats(struct stats *s)
+static bool read_stats_of(const char *path, struct stats *s)
 {
 	char line[128];
-	FILE *f = fopen(STATS, "re");
+	FILE *f = fopen(path, "re");
 
 	s->n = 0;
 	if (!f)
@@ -154,6 +165,11 @@ static bool read_stats(struct stats *s)
 	}
 	fclose(f);
 	return s->n > 0;
+}
+
+static bool read_stats(struct stats *s)
+{
+	return read_stats_of(STATS, s);
 }
 
 static long long stat(const struct stats *s, const char *name)
@@ -716,6 +732,15 @@ static int unload_module(void)
 	return unload(MODNAME);
 }
 
+/* Whether module @name is loaded (its sysfs directory is there). */
+static bool loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return !access(path, F_OK);
+}
+
 /* Load the aid with @params, or die. */
 static void load_aid(const char *params)
 {
@@ -725,6 +750,17 @@ static void load_aid(const char *params)
 		errno = err;
 		die("load %s %s", opt.aid, params);
 	}
+}
+
+/* timeq's fast updates so far, of every queue it has had. */
+static long long timeq_fast_updates(void)
+{
+	struct stats t;
+
+	if (!read_stats_of(TIMEQ_STATS, &t))
+		die("reading %s", TIMEQ_STATS);
+	return stat(&t, "fast_applied") + stat(&t, "fast_deferred") +
+	       stat(&t, "fast_refused");
 }
 
 /* --- the summary and the checks --- */
@@ -919,7 +955,7 @@ static void usage(void)
 		"usage: flowgen [--flows N] [--fill S] [--active MIN:MAX] [--again PCT]\n"
 		"               [--interval MS] [--seed N] [--drain S] [--leave] [--cap]\n"
 		"               [--module PATH [--params A=B,C=D]] [--unload]\n"
-		"               [--load-error ERRNO] [--aid PATH --inject N]\n"
+		"               [--load-error ERRNO] [--aid PATH [--inject N | --load-race]]\n"
 		"               [--measure-from S] [--result] [--quiet]\n");
 	exit(2);
 }
@@ -936,6 +972,7 @@ static void parse(int argc, char **argv)
 		{ "measure-from", 1, NULL, 'w' }, { "quiet", 0, NULL, 'q' },
 		{ "result", 0, NULL, 'r' }, { "load-error", 1, NULL, 'e' },
 		{ "aid", 1, NULL, 'A' }, { "inject", 1, NULL, 'I' },
+		{ "load-race", 0, NULL, 'L' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -968,6 +1005,7 @@ static void parse(int argc, char **argv)
 			break;
 		case 'A': opt.aid = optarg; break;
 		case 'I': opt.inject = atoi(optarg); break;
+		case 'L': opt.load_race = true; break;
 		default: usage();
 		}
 	}
@@ -975,8 +1013,72 @@ static void parse(int argc, char **argv)
 	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||
 	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100 ||
 	    (opt.load_error && !opt.module) || opt.inject < 0 ||
-	    (opt.inject && (!opt.aid || !opt.module)))
+	    ((opt.inject || opt.load_race) && (!opt.aid || !opt.module)))
 		usage();
+}
+
+/* Run on CPU 0, so that the aid's flood on CPU 1 runs beside the loads. */
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/*
+ * --load-race: see the top of the file. The hook is live for some
+ * microseconds of each load; in the emulated debug kernel, where a load
+ * takes half a second, the flood caught one load in 15 to 25. At one in
+ * twenty, RACE_LOADS loads all miss with a chance of 2 in 10^7.
+ */
+#define RACE_LOADS	300
+
+static int load_race(void)
+{
+	long long before, moved = 0, t;
+	int tries, err = 0, made = -1;
+
+	pin_cpu0();
+	load_aid("fill=1 flood=1");
+	for (tries = 0; tries < RACE_LOADS && made < 0; tries++) {
+		before = timeq_fast_updates();
+		err = finit(opt.module, opt.params);
+		if (err != E2BIG)
+			break;
+		moved = timeq_fast_updates() - before;
+		if (moved > 0)
+			made = tries + 1;
+	}
+	check(err == E2BIG, "each load failed with E2BIG after PRE_ROUTING went live: %d loads, the last %s",
+	      tries, err ? strerror(err) : "loaded");
+	if (!err)
+		unload_module();
+	check(made > 0, "the flood made flows during a failing load: load %d, %lld fast updates",
+	      made, moved);
+	check(!loaded(MODNAME), "no %s left loaded", MODNAME);
+	check(unload(AID) == 0, "unloaded %s", AID);
+	/* LOCAL_OUT free: a load, and an unload while the flood goes on. */
+	load_aid("flood=1");
+	before = timeq_fast_updates();
+	err = finit(opt.module, opt.params);
+	check(!err, "loaded %s beside the flood: %s", MODNAME,
+	      err ? strerror(err) : "ok");
+	for (t = now_ns() + 30 * NS; !err && now_ns() < t;) {
+		if (timeq_fast_updates() > before)
+			break;
+		usleep(10000);
+	}
+	moved = timeq_fast_updates() - before;
+	if (!err)
+		check(unload_module() == 0 && moved > 0,
+		      "unloaded %s while the flood ran through its hook: %lld fast updates before",
+		      MODNAME, moved);
+	check(unload(AID) == 0, "unloaded %s", AID);
+	printf("1..%d\n", tap_n);
+	return tap_failed;
 }
 
 /* --load-error: the load must fail with that error, and leave nothing. */
@@ -1008,6 +1110,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (opt.load_error)
 		return refused_load();
+	if (opt.load_race)
+		return load_race();
 	if (pipe2(c2p, O_CLOEXEC) || pipe2(p2c, O_CLOEXEC))
 		die("pipe");
 	child = fork();

@@ -23,6 +23,9 @@
 #   reinjected     timeq, and 50 packets of new flows through PRE_ROUTING
 #                  in process context, as after an NFQUEUE verdict (by
 #                  timeq_flowtrack_aid.ko, kunit/flowtrack_aid.c)
+#   load race      loads that fail after PRE_ROUTING went live, while the
+#                  aid floods it, until one made flows; then an unload
+#                  while it floods
 #
 # KERNEL is "debug", the debug kernel of tools/testing/vm/build-kernel.sh
 # (lockdep, KASAN, kmemleak, debugobjects, ...: run.sh fails on any of
@@ -55,6 +58,7 @@ scenarios=(
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
 	"--params mode=timeq,max_flows=2147483648 --load-error EINVAL"
 	"--params mode=timeq,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --aid $aid --inject 50"
+	"--params mode=timeq,timeout_ms=3000 --aid $aid --load-race"
 )
 args=(-k "$moddir/timeq.ko" -f "$moddir/timeq_flowtrack.ko:$ko")
 [ "$kernel" != debug ] || args+=(-f "$moddir/timeq_flowtrack_aid.ko:$aid")
