@@ -17,7 +17,8 @@
  *  - The facility: no callback early, a storm larger than the expiry budget
  *    all delivered, a self-re-arming timer stopped by timeq_shutdown_sync(),
  *    timeq_expire() taking turns with the work, a destroy with a callback
- *    running and fast-path requests pending behind it.
+ *    running and fast-path requests pending behind it, a callback more
+ *    than the horizon late re-arming its timer.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -963,6 +964,99 @@ static void paths_test_clock_tick_exact(struct kunit *test)
 }
 
 /*
+ * A callback that runs more than the horizon late, with due timers still
+ * queued behind it, arms its timer for the current tick plus a time-out:
+ * the queue makes room in its window (tq_clock_make_room()). It is what
+ * flowtrack's flow_arm_slow() does when a flow was refreshed while its
+ * timer expired, and it must not be left with no timer. @blocker's
+ * callback holds the expiry until the clock is past the horizon; @flow's
+ * callback then runs late, before @behind's.
+ */
+#define LATE_GRAN	NSEC_PER_MSEC
+#define LATE_HORIZON	64
+#define LATE_TIMEOUT	(LATE_HORIZON / 2)
+#define LATE_BEHIND	4
+
+struct late_rearm {
+	struct timeq		*q;
+	struct timeq_timer	blocker, flow, behind[LATE_BEHIND];
+	struct completion	started, release, done;
+	int			ret;
+	bool			armed;
+	u64			lag;
+};
+
+static void late_blocker_fn(struct timeq_timer *timer)
+{
+	struct late_rearm *lr = container_of(timer, struct late_rearm, blocker);
+
+	complete(&lr->started);
+	wait_for_completion(&lr->release);
+}
+
+static void late_flow_fn(struct timeq_timer *timer)
+{
+	struct late_rearm *lr = container_of(timer, struct late_rearm, flow);
+	u64 tick = timeq_clock_ticks(lr->q);
+
+	lr->lag = tick - timeq_node_time(&timer->node);
+	lr->ret = timeq_timer_arm(lr->q, timer, tick + LATE_TIMEOUT);
+	lr->armed = timeq_node_queued(&timer->node);
+	complete(&lr->done);
+}
+
+static void late_behind_fn(struct timeq_timer *timer)
+{
+}
+
+static void paths_test_clock_rearm_late(struct kunit *test)
+{
+	struct late_rearm *lr = kunit_kzalloc(test, sizeof(*lr), GFP_KERNEL);
+	unsigned long end;
+	unsigned int i;
+	u64 tick;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr);
+	lr->q = timeq_create_monotonic(LATE_GRAN, LATE_HORIZON, 0, 0,
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr->q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, destroy_queue, lr->q),
+			0);
+	init_completion(&lr->started);
+	init_completion(&lr->release);
+	init_completion(&lr->done);
+	timeq_timer_init(&lr->blocker, late_blocker_fn);
+	timeq_timer_init(&lr->flow, late_flow_fn);
+	tick = timeq_clock_ticks(lr->q);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->blocker, tick + 1),
+			0);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->flow, tick + 2), 0);
+	for (i = 0; i < LATE_BEHIND; i++) {
+		timeq_timer_init(&lr->behind[i], late_behind_fn);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->behind[i],
+						      tick + 3), 0);
+	}
+	KUNIT_ASSERT_GT(test,
+			wait_for_completion_timeout(&lr->started, 30 * HZ), 0);
+	/* The clock runs on past the window; the expiry is held. */
+	end = jiffies + 30 * HZ;
+	while (timeq_clock_ticks(lr->q) <= tick + 3 + LATE_HORIZON &&
+	       time_before(jiffies, end))
+		msleep(20);
+	complete(&lr->release);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&lr->done, 30 * HZ),
+			0);
+	KUNIT_EXPECT_GT(test, lr->lag, (u64)LATE_HORIZON);
+	KUNIT_EXPECT_EQ(test, lr->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lr->armed);
+	timeq_delete_sync(lr->q, &lr->flow);
+	timeq_delete_sync(lr->q, &lr->blocker);
+	for (i = 0; i < LATE_BEHIND; i++)
+		timeq_delete_sync(lr->q, &lr->behind[i]);
+}
+
+/*
  * How late callbacks run, armed from either side, beside the floor of an
  * hrtimer and a work item; printed. Never early is the test.
  */
@@ -1405,6 +1499,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_fast_no_hrtimer),
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),
+	KUNIT_CASE(paths_test_clock_rearm_late),
 	KUNIT_CASE(paths_test_clock_lateness),
 	KUNIT_CASE(paths_test_contexts_one_cpu),
 	KUNIT_CASE_SLOW(paths_test_stress),

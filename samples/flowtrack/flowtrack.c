@@ -472,18 +472,17 @@ static void flow_arm_fast(struct flow *f, s64 last, bool insert)
 }
 
 /*
- * Arm @f's timer for @last from its callback. If the queue's clock lags so
- * far behind that the deadline is beyond its horizon, try the next tick,
- * when the callback will look again.
+ * Arm @f's timer for @last from its callback. However late the callback
+ * runs, the deadline lies at most a time-out and a tick past the current
+ * tick, and timeq_timer_arm()'s window is the current one (the queue makes
+ * room past timers still waiting to expire), so it fails only with
+ * -ESHUTDOWN: a packet expired the flow meanwhile, and the reaper is
+ * shutting its timer down.
  */
 static void flow_arm_slow(struct flow *f, s64 last)
 {
-	struct timeq_timer *timer = &flow_to_timed(f)->timer;
-
-	if (!timeq_timer_arm(flow_q, timer, flow_deadline(last)))
-		return;
-	this_cpu_inc(flow_counters->failed);
-	if (timeq_timer_arm(flow_q, timer, timeq_clock_ticks(flow_q) + 1))
+	if (timeq_timer_arm(flow_q, &flow_to_timed(f)->timer,
+			    flow_deadline(last)))
 		this_cpu_inc(flow_counters->failed);
 }
 
@@ -1137,8 +1136,10 @@ static int __init flow_init(void)
 		goto err_cache;
 	if (flow_timed_mode) {
 		/*
-		 * The window starts at the oldest timer not yet expired:
-		 * four time-outs leave room for an expiry three behind.
+		 * The fast path judges a time by the queue's own clock, which
+		 * lags while timers wait to expire: four time-outs keep
+		 * refreshes in place with an expiry three behind. Later ones
+		 * are handed off, and the slow side makes room.
 		 */
 		horizon = 4 * flow_deadline(0) + 64;
 		flow_q = timeq_create_monotonic(flow_gran_ns, horizon, 0, 0,
