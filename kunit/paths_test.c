@@ -3,9 +3,10 @@
  * KUnit tests of the fast and slow paths (module/paths.c) and the timer
  * facility (module/clock.c), in the kernel only: they need softirqs.
  *
- *  - Directed cases: when the fast path applies and when it defers, the
- *    latest of two deferred updates winning, a pending request never being
- *    overtaken, fast_min under a held lock, every error code.
+ *  - Directed cases: when the fast path applies and when it defers, and
+ *    the reason it counts, the latest of two deferred updates winning, a
+ *    pending request never being overtaken, fast_min under a held lock,
+ *    every error code.
  *  - The stress case: tasklets, hrtimer and timer_list softirq callbacks on
  *    every CPU call timeq_fast_update() and timeq_fast_min() as fast as they
  *    can on a clocked queue. Meanwhile this thread arms, deletes, checks the
@@ -18,7 +19,8 @@
  *    all delivered, a self-re-arming timer stopped by timeq_shutdown_sync(),
  *    timeq_expire() taking turns with the work, a destroy with a callback
  *    running and fast-path requests pending behind it, a callback more
- *    than the horizon late re-arming its timer.
+ *    than the horizon late re-arming its timer, why fast updates are
+ *    handed off while the expiry is held.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -83,6 +85,15 @@ static int fast_min(struct timeq *q, u64 *time)
 	return ret;
 }
 
+/* How many of @q's fast updates were handed off for @why, so far. */
+static u64 deferred_for(struct timeq *q, unsigned int why)
+{
+	struct timeq_fast_stats fs;
+
+	timeq_fast_stats(q, &fs);
+	return fs.deferred[why];
+}
+
 /* Let the slow path apply what was handed off: the kick, then the work. */
 static void settle(struct timeq *q)
 {
@@ -140,6 +151,7 @@ static void paths_test_deferred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 150), TIMEQ_APPLIED);
 	/* The minimum going far: the next one may need a walk. Deferred. */
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 200), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_MIN_FAR), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 200);
 	/* From a far bucket to a near time: applied, and the new minimum. */
@@ -165,6 +177,7 @@ static void paths_test_deferred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 21), TIMEQ_APPLIED);
 	/* Out of head, leaving it empty: deferred. */
 	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 37), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_HEAD), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 37);
 	check(test, q);
@@ -194,6 +207,7 @@ static void paths_test_lanes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 20), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 120), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->bucket_lock);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 20);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 120);
@@ -201,6 +215,7 @@ static void paths_test_lanes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 140), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 21), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 2);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 140);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 21);
@@ -224,6 +239,9 @@ static void paths_test_latest_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 7), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 9), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
+	/* The first found head_lock taken; the second, the first's request. */
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 1);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 1);
@@ -235,6 +253,7 @@ static void paths_test_latest_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 11), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a.want), 11);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 2);
 	clear_bit(TIMEQ_TIMER_PENDING, &a.flags);
 
 	/* A slow-side arm applies what is pending first, then its own time. */
@@ -336,9 +355,11 @@ static void paths_test_tune(struct kunit *test)
 static void paths_test_counters(struct kunit *test)
 {
 	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_fast_stats fs;
 	struct timeq_timer a, b;
 	struct tq_snapshot s;
-	u64 t;
+	unsigned int i;
+	u64 t, sum;
 
 	timeq_timer_init(&a, NULL);
 	timeq_timer_init(&b, NULL);
@@ -355,6 +376,19 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.counters.fast_refused, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.fast_deferred, 2);
 	KUNIT_EXPECT_EQ(test, s.counters.fast_contended, 2);
+	/* What in-kernel users read: the same counts, the reasons summed. */
+	timeq_fast_stats(q, &fs);
+	KUNIT_EXPECT_EQ(test, fs.applied, s.counters.fast_applied);
+	KUNIT_EXPECT_EQ(test, fs.refused, s.counters.fast_refused);
+	for (i = 0, sum = 0; i < TIMEQ_DEFER_REASONS; i++)
+		sum += fs.deferred[i];
+	KUNIT_EXPECT_EQ(test, sum, s.counters.fast_deferred);
+	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_CONTENDED], 1);
+	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_JOINED], 1);
+	KUNIT_EXPECT_STREQ(test, timeq_defer_name(TIMEQ_DEFER_CONTENDED),
+			   "contended");
+	KUNIT_EXPECT_STREQ(test, timeq_defer_name(TIMEQ_DEFER_LANE), "lane");
+	KUNIT_EXPECT_NULL(test, timeq_defer_name(TIMEQ_DEFER_REASONS));
 	KUNIT_EXPECT_EQ(test, s.counters.handoffs, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.drained, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.slow_runs, 1);
@@ -363,6 +397,9 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.head2 + s.focus + s.calendar, 0);
 	KUNIT_EXPECT_EQ(test, s.delta, 16);
 	KUNIT_EXPECT_EQ(test, s.buckets, 16);
+	/* 16 bytes a list, 3 * delta + M lists, and more beside them. */
+	KUNIT_EXPECT_GT(test, timeq_bytes(q),
+			sizeof(*q) + (3 * 16 + 16) * sizeof(struct list_head));
 
 	/* Far nodes; an expiry up to 40 removes a, and the clock moves. */
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 200), 0);
@@ -1057,6 +1094,61 @@ static void paths_test_clock_rearm_late(struct kunit *test)
 }
 
 /*
+ * Why a clocked queue's fast updates are handed off while its expiry is
+ * held past the horizon: a time beyond the window of its own clock, which
+ * lags; then, once a slow-side arm has made room and left the timers
+ * behind on the due list, a move of one of those.
+ */
+static void paths_test_clock_defer_reasons(struct kunit *test)
+{
+	struct late_rearm *lr = kunit_kzalloc(test, sizeof(*lr), GFP_KERNEL);
+	unsigned long end;
+	unsigned int i;
+	u64 tick, now;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr);
+	lr->q = timeq_create_monotonic(LATE_GRAN, LATE_HORIZON, 0, 0,
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr->q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, destroy_queue, lr->q),
+			0);
+	init_completion(&lr->started);
+	init_completion(&lr->release);
+	timeq_timer_init(&lr->blocker, late_blocker_fn);
+	timeq_timer_init(&lr->flow, late_behind_fn);
+	tick = timeq_clock_ticks(lr->q);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->blocker, tick + 1),
+			0);
+	for (i = 0; i < LATE_BEHIND; i++) {
+		timeq_timer_init(&lr->behind[i], late_behind_fn);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->behind[i],
+						      tick + 2), 0);
+	}
+	KUNIT_ASSERT_GT(test,
+			wait_for_completion_timeout(&lr->started, 30 * HZ), 0);
+	end = jiffies + 30 * HZ;
+	while (timeq_clock_ticks(lr->q) <= tick + 2 + LATE_HORIZON &&
+	       time_before(jiffies, end))
+		msleep(20);
+	now = timeq_clock_ticks(lr->q);
+	KUNIT_EXPECT_EQ(test, fast_update(lr->q, &lr->flow, now + LATE_TIMEOUT),
+			TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(lr->q, TIMEQ_DEFER_CLOCK), 1);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(lr->q, &lr->flow,
+					      now + LATE_TIMEOUT), 0);
+	KUNIT_EXPECT_EQ(test, fast_update(lr->q, &lr->behind[0],
+					  now + LATE_TIMEOUT),
+			TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(lr->q, TIMEQ_DEFER_DUE), 1);
+	complete(&lr->release);
+	timeq_delete_sync(lr->q, &lr->flow);
+	timeq_delete_sync(lr->q, &lr->blocker);
+	for (i = 0; i < LATE_BEHIND; i++)
+		timeq_delete_sync(lr->q, &lr->behind[i]);
+}
+
+/*
  * How late callbacks run, armed from either side, beside the floor of an
  * hrtimer and a work item; printed. Never early is the test.
  */
@@ -1500,6 +1592,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),
 	KUNIT_CASE(paths_test_clock_rearm_late),
+	KUNIT_CASE(paths_test_clock_defer_reasons),
 	KUNIT_CASE(paths_test_clock_lateness),
 	KUNIT_CASE(paths_test_contexts_one_cpu),
 	KUNIT_CASE_SLOW(paths_test_stress),
