@@ -95,9 +95,10 @@
  *
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
  * (flows live, created, expired and freed; packets; refreshes applied in
- * place and handed off, with a guess at why each hand-off happened;
- * expiry lateness p50/p99/max; drops; CPU per packet; memory per flow),
- * and lateness, the histogram of how late flows expired.
+ * place and handed off, and why timeq handed the queue's updates off, as
+ * it counts them (timeq_fast_stats()); expiry lateness p50/p99/max;
+ * drops; CPU per packet; memory per flow and of the queue), and lateness,
+ * the histogram of how late flows expired.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -219,11 +220,6 @@ static const struct rhashtable_params flow_params = {
  * @failed:	timeq_fast_update() or timeq_timer_arm() calls that failed
  * @ins_applied: new flows' timers that timeq_fast_update() armed in place
  * @ins_deferred: new flows' timers that it handed off
- * @def_pending: hand-offs of a timer with a request pending already
- * @def_min:	hand-offs of the queue's earliest timer
- * @def_work:	hand-offs while the slow side had work pending
- * @def_locked:	hand-offs while one of the queue's locks was held
- * @def_other:	other hand-offs
  * @callbacks:	timer callbacks
  * @rearmed:	callbacks that found the flow refreshed, and armed it again
  * @stale:	callbacks for a flow already claimed
@@ -255,11 +251,6 @@ struct flow_stats {
 	u64	failed;
 	u64	ins_applied;
 	u64	ins_deferred;
-	u64	def_pending;
-	u64	def_min;
-	u64	def_work;
-	u64	def_locked;
-	u64	def_other;
 	u64	callbacks;
 	u64	rearmed;
 	u64	stale;
@@ -401,64 +392,12 @@ static u64 flow_deadline(s64 last)
 			 flow_gran_ns);
 }
 
-/*
- * A snapshot of why timeq_fast_update() may hand off a move of @timer,
- * taken before the call: these are guesses from racy reads of the queue's
- * state, for the statistics only.
- */
-enum { FLOW_WHY_NONE, FLOW_WHY_PENDING, FLOW_WHY_MIN };
-
-static int flow_why_before(struct timeq_timer *timer)
-{
-	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
-		return FLOW_WHY_PENDING;
-	if (timeq_min(flow_q) == &timer->node)
-		return FLOW_WHY_MIN;
-	return FLOW_WHY_NONE;
-}
-
-/*
- * Are the queue's locks free? A trylock and an unlock of each, as the fast
- * path would try them; only after a hand-off, so the common path pays
- * nothing for it.
- */
-static bool flow_locks_free(struct timeq *q)
-{
-	if (!spin_trylock(&q->head_lock))
-		return false;
-	spin_unlock(&q->head_lock);
-	if (!spin_trylock(&q->head2_lock))
-		return false;
-	spin_unlock(&q->head2_lock);
-	if (!spin_trylock(&q->bucket_lock))
-		return false;
-	spin_unlock(&q->bucket_lock);
-	return true;
-}
-
-static void flow_count_handoff(int why)
-{
-	this_cpu_inc(flow_counters->deferred);
-	if (why == FLOW_WHY_PENDING)
-		this_cpu_inc(flow_counters->def_pending);
-	else if (why == FLOW_WHY_MIN)
-		this_cpu_inc(flow_counters->def_min);
-	else if (READ_ONCE(flow_q->pend))
-		this_cpu_inc(flow_counters->def_work);
-	else if (!flow_locks_free(flow_q))
-		this_cpu_inc(flow_counters->def_locked);
-	else
-		this_cpu_inc(flow_counters->def_other);
-}
-
 /* Move @f's timer to its new deadline, from a packet. */
 static void flow_arm_fast(struct flow *f, s64 last, bool insert)
 {
-	struct timeq_timer *timer = &flow_to_timed(f)->timer;
-	int why = flow_why_before(timer);
-	int ret;
+	int ret = timeq_fast_update(flow_q, &flow_to_timed(f)->timer,
+				    flow_deadline(last));
 
-	ret = timeq_fast_update(flow_q, timer, flow_deadline(last));
 	if (ret < 0)
 		this_cpu_inc(flow_counters->failed);
 	else if (insert && ret == TIMEQ_APPLIED)
@@ -468,7 +407,7 @@ static void flow_arm_fast(struct flow *f, s64 last, bool insert)
 	else if (ret == TIMEQ_APPLIED)
 		this_cpu_inc(flow_counters->applied);
 	else
-		flow_count_handoff(why);
+		this_cpu_inc(flow_counters->deferred);
 }
 
 /*
@@ -902,16 +841,23 @@ static u64 flow_table_bytes(void)
 	return bytes;
 }
 
-static u64 flow_queue_bytes(void)
+/*
+ * Why timeq handed the queue's updates off, refreshes and new flows'
+ * timers together, as it counts them.
+ */
+static void flow_show_deferred(struct seq_file *m)
 {
-	u64 lists;
+	struct timeq_fast_stats fs;
+	unsigned int i;
+	u64 sum = 0;
 
-	if (!flow_q)
-		return 0;
-	lists = 3 * BIT_ULL(flow_q->delta_shift) +
-		BIT_ULL(flow_q->buckets_shift);
-	return sizeof(*flow_q) + lists * sizeof(struct list_head) +
-	       BIT_ULL(flow_q->buckets_shift) * sizeof(unsigned long);
+	timeq_fast_stats(flow_q, &fs);
+	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
+		sum += fs.deferred[i];
+	seq_printf(m, "queue_deferred %llu\n", sum);
+	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
+		seq_printf(m, "queue_deferred_%s %llu\n", timeq_defer_name(i),
+			   fs.deferred[i]);
 }
 
 static int flow_stats_show(struct seq_file *m, void *v)
@@ -939,11 +885,8 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "refresh_failed %llu\n", s->failed);
 	seq_printf(m, "insert_applied %llu\n", s->ins_applied);
 	seq_printf(m, "insert_deferred %llu\n", s->ins_deferred);
-	seq_printf(m, "deferred_pending %llu\n", s->def_pending);
-	seq_printf(m, "deferred_min %llu\n", s->def_min);
-	seq_printf(m, "deferred_work %llu\n", s->def_work);
-	seq_printf(m, "deferred_locked %llu\n", s->def_locked);
-	seq_printf(m, "deferred_other %llu\n", s->def_other);
+	if (flow_timed_mode)
+		flow_show_deferred(m);
 	seq_printf(m, "callbacks %llu\n", s->callbacks);
 	seq_printf(m, "callbacks_rearmed %llu\n", s->rearmed);
 	seq_printf(m, "callbacks_stale %llu\n", s->stale);
@@ -966,7 +909,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "gc_ns %llu\n", s->gc_ns);
 	seq_printf(m, "flow_bytes %u\n", kmem_cache_size(flow_cache));
 	seq_printf(m, "table_bytes %llu\n", flow_table_bytes());
-	seq_printf(m, "queue_bytes %llu\n", flow_queue_bytes());
+	seq_printf(m, "queue_bytes %zu\n", flow_q ? timeq_bytes(flow_q) : 0);
 	kfree(s);
 	return 0;
 }

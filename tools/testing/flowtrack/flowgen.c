@@ -791,6 +791,39 @@ static void print_lateness(void)
 	fclose(f);
 }
 
+/*
+ * Why timeq handed the queue's updates off, refreshes and new flows
+ * together, as the module reads timeq's counts: its queue_deferred_<why>
+ * lines, whatever the reasons are.
+ */
+static void print_reasons(const struct stats *s)
+{
+	static const char prefix[] = "queue_deferred_";
+	int i, n = 0;
+
+	printf("  hand-offs  %lld, by timeq's reasons:", stat(s, "queue_deferred"));
+	for (i = 0; i < s->n; i++) {
+		if (strncmp(s->name[i], prefix, sizeof(prefix) - 1))
+			continue;
+		printf("%s%s %lld", n++ % 4 ? ", " : "\n             ",
+		       s->name[i] + sizeof(prefix) - 1, s->value[i]);
+	}
+	printf("\n");
+}
+
+/* The hand-offs by reason, added up. */
+static long long sum_reasons(const struct stats *s)
+{
+	static const char prefix[] = "queue_deferred_";
+	long long sum = 0;
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strncmp(s->name[i], prefix, sizeof(prefix) - 1))
+			sum += s->value[i];
+	return sum;
+}
+
 /* The table at its fullest, as seen once a second. */
 static long long peak_live, peak_table;
 
@@ -821,19 +854,16 @@ static void summary(const struct stats *s, const struct result *r)
 	if (timed) {
 		printf("  refreshes  %lld of a live flow, %lld of which moved its timer:\n",
 		       refr, moved);
-		printf("             %lld applied in place (%.1f%%), %lld handed off to the slow path\n",
+		printf("             %lld applied in place (%.1f%%), %lld handed off to the slow path;\n",
 		       stat(s, "refresh_applied"),
 		       pct(stat(s, "refresh_applied"), moved),
 		       stat(s, "refresh_deferred"));
-		printf("             (%lld the earliest timer, %lld a request pending, %lld slow-side\n",
-		       stat(s, "deferred_min"), stat(s, "deferred_pending"),
-		       stat(s, "deferred_work"));
-		printf("             work, %lld a lock held, %lld other); %lld fell in the tick already set\n",
-		       stat(s, "deferred_locked"), stat(s, "deferred_other"),
+		printf("             %lld fell in the tick already set\n",
 		       stat(s, "refresh_skipped"));
 		printf("  new flows  %lld timers armed in place, %lld handed off; %lld timer calls failed\n",
 		       stat(s, "insert_applied"), stat(s, "insert_deferred"),
 		       stat(s, "refresh_failed"));
+		print_reasons(s);
 		printf("  callbacks  %lld: %lld re-armed a refreshed flow, %lld found it expired, %lld early\n",
 		       stat(s, "callbacks"), stat(s, "callbacks_rearmed"),
 		       stat(s, "callbacks_stale"), stat(s, "callbacks_early"));
@@ -926,6 +956,14 @@ static void checks(const struct stats *s, const struct result *r)
 	check(stat(s, "callbacks_early") == 0,
 	      "no timer callback before its tick: %lld early",
 	      stat(s, "callbacks_early"));
+	if (!strcmp(s->mode, "timeq"))
+		check(stat(s, "queue_deferred") >= 0 &&
+		      sum_reasons(s) == stat(s, "queue_deferred") &&
+		      stat(s, "queue_deferred") ==
+			      stat(s, "refresh_deferred") + stat(s, "insert_deferred"),
+		      "timeq gave a reason for each of its %lld hand-offs (%lld), which are the module's %lld + %lld",
+		      stat(s, "queue_deferred"), sum_reasons(s),
+		      stat(s, "refresh_deferred"), stat(s, "insert_deferred"));
 	lo = r->sessions - r->merge_risk;
 	hi = r->sessions + r->split_risk;
 	if (opt.cap || opt.leave)
