@@ -12,9 +12,10 @@
  * running in a kthread while the test waits, real time) are built in the
  * kernel alone, under __KERNEL__, each group saying why.
  *
- *  - Directed cases: when the fast path applies and when it defers, the
- *    latest of two deferred updates winning, a pending request never being
- *    overtaken, fast_min under a held lock, every error code.
+ *  - Directed cases: when the fast path applies and when it defers, and
+ *    the reason it counts, the latest of two deferred updates winning, a
+ *    pending request never being overtaken, fast_min under a held lock,
+ *    every error code.
  *  - The stress case: tasklets, hrtimer and timer_list softirq callbacks on
  *    every CPU call timeq_fast_update() and timeq_fast_min() as fast as they
  *    can on a clocked queue. Meanwhile this thread arms, deletes, checks the
@@ -26,7 +27,9 @@
  *  - The facility: no callback early, a storm larger than the expiry budget
  *    all delivered, a self-re-arming timer stopped by timeq_shutdown_sync(),
  *    timeq_expire() taking turns with the work, a destroy with a callback
- *    running and fast-path requests pending behind it.
+ *    running and fast-path requests pending behind it, a callback more
+ *    than the horizon late re-arming its timer, why fast updates are
+ *    handed off while the expiry is held.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -91,6 +94,15 @@ static int fast_min(struct timeq *q, u64 *time)
 	ret = timeq_fast_min(q, time);
 	local_bh_enable();
 	return ret;
+}
+
+/* How many of @q's fast updates were handed off for @why, so far. */
+static u64 deferred_for(struct timeq *q, unsigned int why)
+{
+	struct timeq_fast_stats fs;
+
+	timeq_fast_stats(q, &fs);
+	return fs.deferred[why];
 }
 
 /* Let the slow path apply what was handed off: the kick, then the work. */
@@ -188,6 +200,7 @@ static void paths_test_deferred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 150), TIMEQ_APPLIED);
 	/* The minimum going far: the next one may need a walk. Deferred. */
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 200), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_MIN_FAR), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 200);
 	/* From a far bucket to a near time: applied, and the new minimum. */
@@ -213,6 +226,7 @@ static void paths_test_deferred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 21), TIMEQ_APPLIED);
 	/* Out of head, leaving it empty: deferred. */
 	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 37), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_HEAD), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 37);
 	check(test, q);
@@ -243,6 +257,7 @@ static void paths_test_lanes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 20), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 120), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->bucket_lock);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 20);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 120);
@@ -250,6 +265,7 @@ static void paths_test_lanes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 140), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 21), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 2);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 140);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 21);
@@ -274,6 +290,9 @@ static void paths_test_latest_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 7), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 9), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
+	/* The first found head_lock taken; the second, the first's request. */
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 1);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 1);
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 1);
@@ -285,6 +304,7 @@ static void paths_test_latest_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 11), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a.want), 11);
+	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 2);
 	clear_bit(TIMEQ_TIMER_PENDING, &a.flags);
 
 	/* A slow-side arm applies what is pending first, then its own time. */
@@ -387,9 +407,11 @@ static void paths_test_tune(struct kunit *test)
 static void paths_test_counters(struct kunit *test)
 {
 	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq_fast_stats fs;
 	struct timeq_timer a, b;
 	struct tq_snapshot s;
-	u64 t;
+	unsigned int i;
+	u64 t, sum;
 
 	skip_unless_smp_locks(test);
 	timeq_timer_init(&a, NULL);
@@ -407,6 +429,22 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.counters.fast_refused, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.fast_deferred, 2);
 	KUNIT_EXPECT_EQ(test, s.counters.fast_contended, 2);
+	/* What in-kernel users read: the same counts, the reasons summed. */
+	timeq_fast_stats(q, &fs);
+	KUNIT_EXPECT_EQ(test, fs.applied, s.counters.fast_applied);
+	KUNIT_EXPECT_EQ(test, fs.refused, s.counters.fast_refused);
+	for (i = 0, sum = 0; i < TIMEQ_DEFER_REASONS; i++)
+		sum += fs.deferred[i];
+	KUNIT_EXPECT_EQ(test, sum, s.counters.fast_deferred);
+	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_CONTENDED], 1);
+	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_JOINED], 1);
+#ifdef __KERNEL__
+	/* The names are module/stats.c's, as timeq_bytes(): not in userspace. */
+	KUNIT_EXPECT_STREQ(test, timeq_defer_name(TIMEQ_DEFER_CONTENDED),
+			   "contended");
+	KUNIT_EXPECT_STREQ(test, timeq_defer_name(TIMEQ_DEFER_LANE), "lane");
+	KUNIT_EXPECT_NULL(test, timeq_defer_name(TIMEQ_DEFER_REASONS));
+#endif
 	KUNIT_EXPECT_EQ(test, s.counters.handoffs, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.drained, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.slow_runs, 1);
@@ -415,6 +453,11 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.head2 + s.focus + s.calendar, 0);
 	KUNIT_EXPECT_EQ(test, s.delta, 16);
 	KUNIT_EXPECT_EQ(test, s.buckets, 16);
+#ifdef __KERNEL__
+	/* 16 bytes a list, 3 * delta + M lists, and more beside them. */
+	KUNIT_EXPECT_GT(test, timeq_bytes(q),
+			sizeof(*q) + (3 * 16 + 16) * sizeof(struct list_head));
+#endif
 
 	/* Far nodes; an expiry up to 40 removes a, and the clock moves. */
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(q, &b, 200), 0);
@@ -1045,6 +1088,154 @@ static void paths_test_clock_tick_exact(struct kunit *test)
  */
 
 /*
+ * A callback that runs more than the horizon late, with due timers still
+ * queued behind it, arms its timer for the current tick plus a time-out:
+ * the queue makes room in its window (tq_clock_make_room()). It is what
+ * flowtrack's flow_arm_slow() does when a flow was refreshed while its
+ * timer expired, and it must not be left with no timer. @blocker's
+ * callback holds the expiry until the clock is past the horizon; @flow's
+ * callback then runs late, before @behind's.
+ */
+#define LATE_GRAN	NSEC_PER_MSEC
+#define LATE_HORIZON	64
+#define LATE_TIMEOUT	(LATE_HORIZON / 2)
+#define LATE_BEHIND	4
+
+struct late_rearm {
+	struct timeq		*q;
+	struct timeq_timer	blocker, flow, behind[LATE_BEHIND];
+	struct completion	started, release, done;
+	int			ret;
+	bool			armed;
+	u64			lag;
+};
+
+static void late_blocker_fn(struct timeq_timer *timer)
+{
+	struct late_rearm *lr = container_of(timer, struct late_rearm, blocker);
+
+	complete(&lr->started);
+	wait_for_completion(&lr->release);
+}
+
+static void late_flow_fn(struct timeq_timer *timer)
+{
+	struct late_rearm *lr = container_of(timer, struct late_rearm, flow);
+	u64 tick = timeq_clock_ticks(lr->q);
+
+	lr->lag = tick - timeq_node_time(&timer->node);
+	lr->ret = timeq_timer_arm(lr->q, timer, tick + LATE_TIMEOUT);
+	lr->armed = timeq_node_queued(&timer->node);
+	complete(&lr->done);
+}
+
+static void late_behind_fn(struct timeq_timer *timer)
+{
+}
+
+static void paths_test_clock_rearm_late(struct kunit *test)
+{
+	struct late_rearm *lr = kunit_kzalloc(test, sizeof(*lr), GFP_KERNEL);
+	unsigned long end;
+	unsigned int i;
+	u64 tick;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr);
+	lr->q = timeq_create_monotonic(LATE_GRAN, LATE_HORIZON, 0, 0,
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr->q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, destroy_queue, lr->q),
+			0);
+	init_completion(&lr->started);
+	init_completion(&lr->release);
+	init_completion(&lr->done);
+	timeq_timer_init(&lr->blocker, late_blocker_fn);
+	timeq_timer_init(&lr->flow, late_flow_fn);
+	tick = timeq_clock_ticks(lr->q);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->blocker, tick + 1),
+			0);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->flow, tick + 2), 0);
+	for (i = 0; i < LATE_BEHIND; i++) {
+		timeq_timer_init(&lr->behind[i], late_behind_fn);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->behind[i],
+						      tick + 3), 0);
+	}
+	KUNIT_ASSERT_GT(test,
+			wait_for_completion_timeout(&lr->started, 30 * HZ), 0);
+	/* The clock runs on past the window; the expiry is held. */
+	end = jiffies + 30 * HZ;
+	while (timeq_clock_ticks(lr->q) <= tick + 3 + LATE_HORIZON &&
+	       time_before(jiffies, end))
+		msleep(20);
+	complete(&lr->release);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&lr->done, 30 * HZ),
+			0);
+	KUNIT_EXPECT_GT(test, lr->lag, (u64)LATE_HORIZON);
+	KUNIT_EXPECT_EQ(test, lr->ret, 0);
+	KUNIT_EXPECT_TRUE(test, lr->armed);
+	timeq_delete_sync(lr->q, &lr->flow);
+	timeq_delete_sync(lr->q, &lr->blocker);
+	for (i = 0; i < LATE_BEHIND; i++)
+		timeq_delete_sync(lr->q, &lr->behind[i]);
+}
+
+/*
+ * Why a clocked queue's fast updates are handed off while its expiry is
+ * held past the horizon: a time beyond the window of its own clock, which
+ * lags; then, once a slow-side arm has made room and left the timers
+ * behind on the due list, a move of one of those.
+ */
+static void paths_test_clock_defer_reasons(struct kunit *test)
+{
+	struct late_rearm *lr = kunit_kzalloc(test, sizeof(*lr), GFP_KERNEL);
+	unsigned long end;
+	unsigned int i;
+	u64 tick, now;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr);
+	lr->q = timeq_create_monotonic(LATE_GRAN, LATE_HORIZON, 0, 0,
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr->q);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, destroy_queue, lr->q),
+			0);
+	init_completion(&lr->started);
+	init_completion(&lr->release);
+	timeq_timer_init(&lr->blocker, late_blocker_fn);
+	timeq_timer_init(&lr->flow, late_behind_fn);
+	tick = timeq_clock_ticks(lr->q);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->blocker, tick + 1),
+			0);
+	for (i = 0; i < LATE_BEHIND; i++) {
+		timeq_timer_init(&lr->behind[i], late_behind_fn);
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->behind[i],
+						      tick + 2), 0);
+	}
+	KUNIT_ASSERT_GT(test,
+			wait_for_completion_timeout(&lr->started, 30 * HZ), 0);
+	end = jiffies + 30 * HZ;
+	while (timeq_clock_ticks(lr->q) <= tick + 2 + LATE_HORIZON &&
+	       time_before(jiffies, end))
+		msleep(20);
+	now = timeq_clock_ticks(lr->q);
+	KUNIT_EXPECT_EQ(test, fast_update(lr->q, &lr->flow, now + LATE_TIMEOUT),
+			TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(lr->q, TIMEQ_DEFER_CLOCK), 1);
+	KUNIT_EXPECT_EQ(test, timeq_timer_arm(lr->q, &lr->flow,
+					      now + LATE_TIMEOUT), 0);
+	KUNIT_EXPECT_EQ(test, fast_update(lr->q, &lr->behind[0],
+					  now + LATE_TIMEOUT),
+			TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, deferred_for(lr->q, TIMEQ_DEFER_DUE), 1);
+	complete(&lr->release);
+	timeq_delete_sync(lr->q, &lr->flow);
+	timeq_delete_sync(lr->q, &lr->blocker);
+	for (i = 0; i < LATE_BEHIND; i++)
+		timeq_delete_sync(lr->q, &lr->behind[i]);
+}
+
+/*
  * How late callbacks run, armed from either side, beside the floor of an
  * hrtimer and a work item; printed. Never early is the test.
  */
@@ -1505,6 +1696,8 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),
 #ifdef __KERNEL__
+	KUNIT_CASE(paths_test_clock_rearm_late),
+	KUNIT_CASE(paths_test_clock_defer_reasons),
 	KUNIT_CASE(paths_test_clock_lateness),
 #endif
 #ifdef __KERNEL__

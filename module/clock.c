@@ -570,6 +570,12 @@ bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock)
 	return !list_empty(due);
 }
 
+/* The bytes of a clocked queue's timer facility, beside the queue's own. */
+size_t tq_clock_size(void)
+{
+	return sizeof(struct timeq_clock);
+}
+
 /* The last step of timeq_destroy(), once the work can no longer run. */
 void tq_clock_free(struct timeq *q)
 {

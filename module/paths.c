@@ -182,7 +182,10 @@
  *
  * Every path counts what it does in the queue's per-CPU counters
  * (stats.h): this_cpu_inc() takes no lock and writes a line no other CPU
- * writes. A failed trylock is counted where it fails.
+ * writes. A failed trylock is counted where it fails. A hand-off is
+ * counted twice, once in all and once under its reason (&enum
+ * timeq_defer), which the check that refused it gives; timeq_fast_stats()
+ * reads them for in-kernel users.
  *
  * Each outcome fires a tracepoint (trace/timeq.h). Disabled, a tracepoint
  * is a static branch: a no-op instruction in the path. Enabled, it
@@ -1052,14 +1055,29 @@ static int tq_window(const struct timeq *q, u64 now, u64 time)
 	return time < tick || time - tick < q->horizon ? -EAGAIN : -ERANGE;
 }
 
-/* What every lane checks first, under its locks. */
-static int tq_fast_check(struct timeq *q, struct timeq_timer *timer)
+/*
+ * A lane's answer when only the slow path can apply the update: -EAGAIN,
+ * with *@why set to the &enum timeq_defer that says why.
+ */
+static int tq_lane_defer(int *why, int reason)
+{
+	*why = reason;
+	return -EAGAIN;
+}
+
+/*
+ * What every lane checks first, under its locks: the timer, then whether
+ * @time is in the window of @q's clock. A time before the clock is taken
+ * as the clock.
+ */
+static int tq_fast_check(struct timeq *q, struct timeq_timer *timer, u64 time,
+			 int *why)
 {
 	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
 		return -ESHUTDOWN;
 	/* Under a lock the drain holds: see "The hand-off". */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
-		return -EAGAIN;
+		return tq_lane_defer(why, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return -EBUSY;
 	/*
@@ -1067,7 +1085,13 @@ static int tq_fast_check(struct timeq *q, struct timeq_timer *timer)
 	 * changes: its link is in use, and the slow side re-arms it.
 	 */
 	if (tq_tag(&timer->node) == TQ_TAG_OUT)
-		return -EAGAIN;
+		return tq_lane_defer(why, TIMEQ_DEFER_DUE);
+	switch (tq_window(q, q->now, time)) {
+	case -ERANGE:
+		return -ERANGE;
+	case -EAGAIN:
+		return tq_lane_defer(why, TIMEQ_DEFER_CLOCK);
+	}
 	return 0;
 }
 
@@ -1078,20 +1102,29 @@ static void tq_fast_changed(struct timeq *q, u64 old)
 		irq_work_queue(&q->kick);
 }
 
-/* The far lane, under bucket_lock: a queued far timer moved far. */
-static int tq_fast_far(struct timeq *q, struct timeq_timer *timer, u64 time)
+/*
+ * The far lane, under bucket_lock: a queued far timer moved far. What
+ * tq_far_ok() refuses needs head_lock too: work pending, a timer that is
+ * the minimum, one that left the far region, or one that would become the
+ * minimum.
+ */
+static int tq_fast_far(struct timeq *q, struct timeq_timer *timer, u64 time,
+		       int *why)
 	__must_hold(&q->bucket_lock)
 {
-	int ret = tq_fast_check(q, timer);
+	int ret = tq_fast_check(q, timer, time, why);
 
 	lockdep_assert_held(&q->bucket_lock);
-	if (!ret)
-		ret = tq_window(q, q->now, time);
 	if (ret)
 		return ret;
 	time = max(time, q->now);
+	if (q->pend != TQ_PEND_NONE)
+		return tq_lane_defer(why, TIMEQ_DEFER_WORK);
+	/* Read without head_lock, as tq_far_ok() reads it. */
+	if (READ_ONCE(q->min) == &timer->node)
+		return tq_lane_defer(why, TIMEQ_DEFER_MIN_FAR);
 	if (!READ_ONCE(timer->node.owner) || !tq_far_ok(q, &timer->node, time))
-		return -EAGAIN;
+		return tq_lane_defer(why, TIMEQ_DEFER_LANE);
 	return __timeq_far_update(q, &timer->node, time);
 }
 
@@ -1130,7 +1163,7 @@ static bool tq_next_in_calendar(const struct timeq *q)
  * tq_next_in_calendar() from the near lane, trying bucket_lock: 0 if the
  * list is empty, -EAGAIN if it holds nodes, -ENOLCK if the lock was taken.
  */
-static int tq_try_next_in_calendar(struct timeq *q)
+static int tq_try_next_in_calendar(struct timeq *q, int *why)
 {
 	bool ret;
 
@@ -1140,41 +1173,42 @@ static int tq_try_next_in_calendar(struct timeq *q)
 	}
 	ret = tq_next_in_calendar(q);
 	spin_unlock(&q->bucket_lock);
-	return ret ? -EAGAIN : 0;
+	return ret ? tq_lane_defer(why, TIMEQ_DEFER_HEAD) : 0;
 }
 
 /* The near lane, under head_lock and head2_lock: within buckets cur, cur + 1. */
-static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time)
+static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time,
+			int *why)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 {
 	struct timeq_node *node = &timer->node;
 	u64 old = q->min_time;
-	int ret = tq_fast_check(q, timer);
+	int ret = tq_fast_check(q, timer, time, why);
 
 	lockdep_assert_held(&q->head_lock);
 	lockdep_assert_held(&q->head2_lock);
-	if (!ret)
-		ret = tq_window(q, q->now, time);
 	if (ret)
 		return ret;
 	if (q->pend == TQ_PEND_PULL_NEXT || q->pend == TQ_PEND_PULL_HEAD)
-		return -EAGAIN;
+		return tq_lane_defer(why, TIMEQ_DEFER_WORK);
 	time = max(time, q->now);
 	if (tq_rel(q, time) > 1)
-		return -EAGAIN;
+		return tq_lane_defer(why, TIMEQ_DEFER_LANE);
 	/* A far node's word may be rewritten by the far lane meanwhile. */
 	if (READ_ONCE(node->owner)) {
 		/*
 		 * Near: the lane's locks guard it (see "Locks"). Not while far
 		 * work is pending: moving the minimum would settle it anew.
 		 */
-		if (tq_is_far(q, node) || q->pend != TQ_PEND_NONE)
-			return -EAGAIN;
+		if (tq_is_far(q, node))
+			return tq_lane_defer(why, TIMEQ_DEFER_LANE);
+		if (q->pend != TQ_PEND_NONE)
+			return tq_lane_defer(why, TIMEQ_DEFER_WORK);
 		switch (tq_fast_length(q, node, time)) {
 		case TQ_LONG:
-			return -EAGAIN;
+			return tq_lane_defer(why, TIMEQ_DEFER_MIN_FAR);
 		case TQ_CHECK_NEXT:
-			ret = tq_try_next_in_calendar(q);
+			ret = tq_try_next_in_calendar(q, why);
 			if (ret)
 				return ret;
 			break;
@@ -1188,27 +1222,26 @@ static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 }
 
 /* The cross lane, under every lock: any other O(1) insert or move. */
-static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
+static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
+			 int *why)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
 	struct timeq_node *node = &timer->node;
 	u64 old = q->min_time;
-	int ret = tq_fast_check(q, timer);
+	int ret = tq_fast_check(q, timer, time, why);
 
-	if (!ret)
-		ret = tq_window(q, q->now, time);
 	if (ret)
 		return ret;
 	if (q->pend != TQ_PEND_NONE)
-		return -EAGAIN;
+		return tq_lane_defer(why, TIMEQ_DEFER_WORK);
 	time = max(time, q->now);
 	switch (tq_fast_length(q, node, time)) {
 	case TQ_LONG:
-		return -EAGAIN;
+		return tq_lane_defer(why, TIMEQ_DEFER_MIN_FAR);
 	case TQ_CHECK_NEXT:
 		if (tq_next_in_calendar(q))
-			return -EAGAIN;
+			return tq_lane_defer(why, TIMEQ_DEFER_HEAD);
 		break;
 	}
 	if (node->owner)
@@ -1270,9 +1303,11 @@ static enum tq_lane tq_fast_lane(const struct timeq *q,
 
 /*
  * Each lane: try its locks, apply, or defer: -EAGAIN where the update
- * needs the slow path, -ENOLCK where a lock was taken.
+ * needs the slow path, with *@why saying why, -ENOLCK where a lock was
+ * taken.
  */
-static int tq_try_far(struct timeq *q, struct timeq_timer *timer, u64 time)
+static int tq_try_far(struct timeq *q, struct timeq_timer *timer, u64 time,
+		      int *why)
 {
 	int ret;
 
@@ -1280,12 +1315,13 @@ static int tq_try_far(struct timeq *q, struct timeq_timer *timer, u64 time)
 		this_cpu_inc(q->counters->fast_contended);
 		return -ENOLCK;
 	}
-	ret = tq_fast_far(q, timer, time);
+	ret = tq_fast_far(q, timer, time, why);
 	spin_unlock(&q->bucket_lock);
 	return ret;
 }
 
-static int tq_try_near(struct timeq *q, struct timeq_timer *timer, u64 time)
+static int tq_try_near(struct timeq *q, struct timeq_timer *timer, u64 time,
+		       int *why)
 {
 	int ret;
 
@@ -1293,7 +1329,7 @@ static int tq_try_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 		goto contended;
 	if (!spin_trylock(&q->head2_lock))
 		goto unlock_head;
-	ret = tq_fast_near(q, timer, time);
+	ret = tq_fast_near(q, timer, time, why);
 	spin_unlock(&q->head2_lock);
 	spin_unlock(&q->head_lock);
 	return ret;
@@ -1305,7 +1341,8 @@ contended:
 	return -ENOLCK;
 }
 
-static int tq_try_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
+static int tq_try_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
+			int *why)
 {
 	int ret;
 
@@ -1315,7 +1352,7 @@ static int tq_try_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
 		goto unlock_head;
 	if (!spin_trylock(&q->bucket_lock))
 		goto unlock_head2;
-	ret = tq_fast_cross(q, timer, time);
+	ret = tq_fast_cross(q, timer, time, why);
 	spin_unlock(&q->bucket_lock);
 	spin_unlock(&q->head2_lock);
 	spin_unlock(&q->head_lock);
@@ -1344,7 +1381,10 @@ static int tq_fast_done(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return ret;
 }
 
-/* Hand a fast update off, and count and trace it as deferred for @why. */
+/*
+ * Hand a fast update off, and count and trace it as deferred for @why, an
+ * &enum timeq_defer.
+ */
 static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
 			 int why)
 {
@@ -1353,6 +1393,7 @@ static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
 	if (ret < 0)
 		return tq_fast_done(q, timer, time, ret);
 	this_cpu_inc(q->counters->fast_deferred);
+	this_cpu_inc(q->counters->fast_deferred_why[why]);
 	trace_timeq_fast_deferred(q, timer, time, why);
 	return ret;
 }
@@ -1389,7 +1430,7 @@ static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
  */
 int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	int ret;
+	int why = TIMEQ_DEFER_LANE, ret;
 
 	lockdep_assert_in_softirq();
 	/* A request is pending: this one joins it, without touching a lock. */
@@ -1399,19 +1440,19 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return tq_fast_done(q, timer, time, -EBUSY);
 	switch (tq_fast_lane(q, &timer->node, time)) {
 	case TQ_LANE_FAR:
-		ret = tq_try_far(q, timer, time);
+		ret = tq_try_far(q, timer, time, &why);
 		break;
 	case TQ_LANE_NEAR:
-		ret = tq_try_near(q, timer, time);
+		ret = tq_try_near(q, timer, time, &why);
 		break;
 	default:
-		ret = tq_try_cross(q, timer, time);
+		ret = tq_try_cross(q, timer, time, &why);
 		break;
 	}
 	if (ret == -ENOLCK)
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_CONTENDED);
 	if (ret == -EAGAIN)
-		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_SLOW);
+		return tq_fast_defer(q, timer, time, why);
 	return tq_fast_done(q, timer, time, ret);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);

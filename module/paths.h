@@ -56,6 +56,7 @@ void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 void tq_clock_stop(struct timeq *q);
 bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_free(struct timeq *q);
+size_t tq_clock_size(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool tq_clock_armed(struct timeq *q);
 u64 tq_clock_armed_at(struct timeq *q);

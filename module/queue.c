@@ -724,6 +724,23 @@ int timeq_choose_shape(u64 horizon, u64 count, u64 mean_jump,
 EXPORT_SYMBOL_IF_KUNIT(timeq_choose_shape);
 
 /*
+ * The bytes of the one block that holds a queue's lists, bitmaps and
+ * counts, for 2^@delta_shift lists in each spread array and 2^@buckets_shift
+ * buckets; laid out in __timeq_init().
+ */
+size_t __timeq_lists_size(unsigned int delta_shift, unsigned int buckets_shift)
+{
+	unsigned long ndelta = 1UL << delta_shift,
+		      nbucket = 1UL << buckets_shift;
+
+	return (nbucket + TQ_HEADS * ndelta) * sizeof(struct list_head) +
+	       (TQ_HEADS * timeq_bitmap_words(ndelta) +
+		timeq_bitmap_words(nbucket) + nbucket +
+		BITS_TO_LONGS(nbucket)) *
+		       sizeof(unsigned long);
+}
+
+/*
  * Lay out the data structure of a zeroed @q: the shapes timeq_create()
  * documents. Returns 0, -EINVAL or -ENOMEM; on error @q owns nothing.
  */
@@ -733,7 +750,6 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	unsigned int delta_shift, buckets_shift, want, i;
 	unsigned long ndelta, nbucket, n, *words;
 	struct list_head *lists;
-	size_t size;
 
 	if (!horizon || horizon > TIMEQ_MAX_HORIZON)
 		return -EINVAL;
@@ -766,12 +782,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	ndelta = 1UL << delta_shift;
 	nbucket = 1UL << buckets_shift;
 	n = nbucket + TQ_HEADS * ndelta;
-	size = n * sizeof(struct list_head) +
-	       (TQ_HEADS * timeq_bitmap_words(ndelta) +
-		timeq_bitmap_words(nbucket) + nbucket +
-		BITS_TO_LONGS(nbucket)) *
-		       sizeof(unsigned long);
-	lists = kvzalloc(size, gfp);
+	lists = kvzalloc(__timeq_lists_size(delta_shift, buckets_shift), gfp);
 	if (!lists)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)

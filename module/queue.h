@@ -41,6 +41,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		 unsigned int nbuckets, gfp_t gfp);
 bool __timeq_release_step(struct timeq *q);
 void __timeq_free(struct timeq *q);
+size_t __timeq_lists_size(unsigned int delta_shift, unsigned int buckets_shift);
 int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time);
 int __timeq_delete(struct timeq *q, struct timeq_node *node);
 int __timeq_update(struct timeq *q, struct timeq_node *node, u64 time);

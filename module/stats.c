@@ -41,6 +41,7 @@
  * from it how many queues others have made.
  */
 #include <linux/build_bug.h>
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/list.h>
 #include <linux/log2.h>
@@ -91,7 +92,21 @@ static const struct {
 	TQ_COUNTER(expired),
 };
 
+/* As the timeq_fast_deferred event prints them (trace/timeq.h). */
+static const char *const tq_defer_names[] = {
+	[TIMEQ_DEFER_CONTENDED]	= "contended",
+	[TIMEQ_DEFER_JOINED]	= "joined",
+	[TIMEQ_DEFER_WORK]	= "work",
+	[TIMEQ_DEFER_MIN_FAR]	= "min_far",
+	[TIMEQ_DEFER_HEAD]	= "head",
+	[TIMEQ_DEFER_CLOCK]	= "clock",
+	[TIMEQ_DEFER_DUE]	= "due",
+	[TIMEQ_DEFER_LANE]	= "lane",
+};
+
 /* clang-format on */
+
+static_assert(ARRAY_SIZE(tq_defer_names) == TIMEQ_DEFER_REASONS);
 
 /* Add @c to @sum, field by field. */
 static void tq_counters_add(struct timeq_counters *sum,
@@ -161,6 +176,70 @@ void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_stats_snapshot);
 
+/**
+ * timeq_fast_stats - what the fast path did with a queue's updates
+ * @q:		the queue
+ * @stats:	filled with the sums of every CPU's counts
+ *
+ * How many fast updates of @q were applied in place, refused with an
+ * error, and handed to the slow path, by why (&enum timeq_defer). The
+ * paths count with this_cpu_inc() and this reads without a lock, so a
+ * call made while they run may lack the counts of that moment. O(the
+ * number of possible CPUs).
+ *
+ * Context: any.
+ */
+void timeq_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
+{
+	struct timeq_counters sum = {};
+
+	tq_counters_sum(&sum, q);
+	stats->applied = sum.fast_applied;
+	stats->refused = sum.fast_refused;
+	BUILD_BUG_ON(sizeof(stats->deferred) != sizeof(sum.fast_deferred_why));
+	memcpy(stats->deferred, sum.fast_deferred_why, sizeof(stats->deferred));
+}
+EXPORT_SYMBOL_NS_GPL(timeq_fast_stats, TIMEQ_NS);
+
+/**
+ * timeq_defer_name - the name of a reason to defer
+ * @why:	an &enum timeq_defer
+ *
+ * As the timeq_fast_deferred event and debugfs spell it.
+ *
+ * Context: any.
+ * Return: the name, or NULL for a value that is no reason.
+ */
+const char *timeq_defer_name(unsigned int why)
+{
+	return why < TIMEQ_DEFER_REASONS ? tq_defer_names[why] : NULL;
+}
+EXPORT_SYMBOL_NS_GPL(timeq_defer_name, TIMEQ_NS);
+
+/**
+ * timeq_bytes - the memory a queue holds
+ * @q:		the queue
+ *
+ * Its structure; the one block of its lists, bitmaps and counts, whose
+ * size its shape gives (timeq_create()); its counters, one set for each
+ * possible CPU; and a clocked queue's timer facility. Not its nodes,
+ * which are the caller's, nor its file in debugfs.
+ *
+ * Context: any.
+ * Return: the bytes.
+ */
+size_t timeq_bytes(const struct timeq *q)
+{
+	size_t bytes = sizeof(*q) +
+		       __timeq_lists_size(q->delta_shift, q->buckets_shift) +
+		       num_possible_cpus() * sizeof(struct timeq_counters);
+
+	if (q->clock)
+		bytes += tq_clock_size();
+	return bytes;
+}
+EXPORT_SYMBOL_NS_GPL(timeq_bytes, TIMEQ_NS);
+
 static void tq_show_counters(struct seq_file *m, const struct timeq_counters *c)
 {
 	unsigned long from;
@@ -170,6 +249,9 @@ static void tq_show_counters(struct seq_file *m, const struct timeq_counters *c)
 		seq_printf(m, "%s %llu\n", tq_counter_names[i].name,
 			   *(const u64 *)((const char *)c +
 					  tq_counter_names[i].offset));
+	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
+		seq_printf(m, "fast_deferred_%s %llu\n", tq_defer_names[i],
+			   c->fast_deferred_why[i]);
 	for (i = 0; i < TIMEQ_LATENESS_BUCKETS; i++) {
 		from = i ? 1UL << (i - 1) : 0;
 		if (i == TIMEQ_LATENESS_BUCKETS - 1)

@@ -15,6 +15,8 @@
  * struct timeq_counters - what one CPU counted of one queue
  * @fast_applied: updates the fast path applied in place
  * @fast_deferred: updates the fast path handed to the slow path
+ * @fast_deferred_why: the same, by why (&enum timeq_defer): they add up
+ *		to @fast_deferred
  * @fast_contended: trylocks of the fast path that failed
  * @fast_refused: updates the fast path refused with an error
  * @handoffs:	requests put on the hand-off list; an update of a timer
@@ -34,6 +36,7 @@
 struct timeq_counters {
 	u64	fast_applied;
 	u64	fast_deferred;
+	u64	fast_deferred_why[TIMEQ_DEFER_REASONS];
 	u64	fast_contended;
 	u64	fast_refused;
 	u64	handoffs;

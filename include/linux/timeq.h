@@ -42,6 +42,9 @@
  *                                                         they cannot do at
  *                                                         once to the slow path
  *   timeq_tune()                any                     compute a queue's shape
+ *   timeq_fast_stats(),         any                     read a queue's counts
+ *   timeq_defer_name(),                                   and size, taking no
+ *   timeq_bytes()                                         lock
  *   accessors (inline)          any                     a snapshot unless the
  *                                                         caller excludes writers
  *
@@ -143,6 +146,59 @@ struct timeq_timer {
 /* What timeq_fast_update() did, when it did not fail. */
 #define TIMEQ_APPLIED		0
 #define TIMEQ_DEFERRED		1
+
+/**
+ * enum timeq_defer - why timeq_fast_update() handed an update off
+ * @TIMEQ_DEFER_CONTENDED: a lock it tried was taken
+ * @TIMEQ_DEFER_JOINED:	the timer had a request pending, which it joined
+ * @TIMEQ_DEFER_WORK:	the slow side had work pending (a pull, a walk)
+ * @TIMEQ_DEFER_MIN_FAR: the move took the earliest timer far, where
+ *			finding the next one may need a walk
+ * @TIMEQ_DEFER_HEAD:	the move would empty the head while the calendar
+ *			holds part of the next bucket, which would then be
+ *			pulled
+ * @TIMEQ_DEFER_CLOCK:	the time lies beyond the window of a clocked
+ *			queue's own clock, which lags CLOCK_MONOTONIC until
+ *			the slow side next runs
+ * @TIMEQ_DEFER_DUE:	the timer's tick had passed, and it waited for its
+ *			callback on a clocked queue's due list
+ * @TIMEQ_DEFER_LANE:	the update needs locks other than those its lane
+ *			tried: a far move of a timer that left the far
+ *			region or would become the earliest, or a near one
+ *			that turned out far (the timer or the clock moved
+ *			between the racy reads that chose the lane and its
+ *			locks)
+ * @TIMEQ_DEFER_REASONS: the number of reasons
+ *
+ * The reason= of the timeq_fast_deferred event, and the index of
+ * &struct timeq_fast_stats.deferred; timeq_defer_name() names them.
+ */
+enum timeq_defer {
+	TIMEQ_DEFER_CONTENDED,
+	TIMEQ_DEFER_JOINED,
+	TIMEQ_DEFER_WORK,
+	TIMEQ_DEFER_MIN_FAR,
+	TIMEQ_DEFER_HEAD,
+	TIMEQ_DEFER_CLOCK,
+	TIMEQ_DEFER_DUE,
+	TIMEQ_DEFER_LANE,
+	TIMEQ_DEFER_REASONS
+};
+
+/**
+ * struct timeq_fast_stats - what the fast path did with a queue's updates
+ * @applied:	updates applied in place
+ * @refused:	updates refused with an error
+ * @deferred:	updates handed to the slow path, by &enum timeq_defer
+ *
+ * Sums over every CPU, read by timeq_fast_stats() without stopping the
+ * paths: a sum taken while they run may lack the counts of that moment.
+ */
+struct timeq_fast_stats {
+	u64	applied;
+	u64	refused;
+	u64	deferred[TIMEQ_DEFER_REASONS];
+};
 
 /*
  * Bounds on the shape of a queue: at most 2^20 lists in each of the spread
@@ -313,6 +369,10 @@ struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
 				     gfp_t gfp);
 u64 timeq_clock_ticks(const struct timeq *q);
 unsigned long timeq_expire(struct timeq *q);
+
+void timeq_fast_stats(struct timeq *q, struct timeq_fast_stats *stats);
+const char *timeq_defer_name(unsigned int why);
+size_t timeq_bytes(const struct timeq *q);
 
 /**
  * timeq_node_init - prepare a node for its first insertion

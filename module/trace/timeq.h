@@ -40,10 +40,19 @@
 u64 tq_trace_node(const struct timeq_node *node);
 void tq_trace_init(void);
 
-/* Why timeq_fast_deferred deferred, in its reason= field. */
-#define TIMEQ_DEFER_SLOW	0	/* not O(1) here, or work is pending */
-#define TIMEQ_DEFER_CONTENDED	1	/* a lock it tried was taken */
-#define TIMEQ_DEFER_JOINED	2	/* the timer has a request pending */
+/*
+ * timeq_fast_deferred's reason= is an &enum timeq_defer: its values for
+ * the tools that read the binary buffer, and below, the names
+ * timeq_defer_name() gives, for the text.
+ */
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_CONTENDED);
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_JOINED);
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_WORK);
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_MIN_FAR);
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_HEAD);
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_CLOCK);
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_DUE);
+TRACE_DEFINE_ENUM(TIMEQ_DEFER_LANE);
 
 /*
  * Laid out by hand, as the kernel's trace headers are, but aligned to the
@@ -98,7 +107,7 @@ TRACE_EVENT(timeq_update,
 
 /*
  * The fast path's outcomes: @time is the time asked for, @result what
- * came of it (an errno for timeq_fast_refused, a TIMEQ_DEFER_* for
+ * came of it (an errno for timeq_fast_refused, an &enum timeq_defer for
  * timeq_fast_deferred, 0 for timeq_fast_applied).
  */
 DECLARE_EVENT_CLASS(timeq_fast_class,
@@ -132,9 +141,14 @@ DEFINE_EVENT_PRINT(timeq_fast_class, timeq_fast_deferred,
 			     __entry->queue, __entry->node, __entry->time,
 			     __entry->now,
 			     __print_symbolic(__entry->result,
-					      { TIMEQ_DEFER_SLOW, "slow" },
 					      { TIMEQ_DEFER_CONTENDED, "contended" },
-					      { TIMEQ_DEFER_JOINED, "joined" })));
+					      { TIMEQ_DEFER_JOINED, "joined" },
+					      { TIMEQ_DEFER_WORK, "work" },
+					      { TIMEQ_DEFER_MIN_FAR, "min_far" },
+					      { TIMEQ_DEFER_HEAD, "head" },
+					      { TIMEQ_DEFER_CLOCK, "clock" },
+					      { TIMEQ_DEFER_DUE, "due" },
+					      { TIMEQ_DEFER_LANE, "lane" })));
 
 DEFINE_EVENT_PRINT(timeq_fast_class, timeq_fast_refused,
 		   TP_PROTO(struct timeq *q, struct timeq_timer *timer,

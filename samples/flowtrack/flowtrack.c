@@ -4,8 +4,11 @@
  * Brodnik-Karlsson queue was designed for, beside conntrack's own design.
  *
  * A netfilter hook in the initial network namespace sees every IPv4
- * packet, at PRE_ROUTING (received: softirq) and at LOCAL_OUT (sent:
- * process context, where the hook disables bottom halves itself). It finds
+ * packet, at PRE_ROUTING (received: softirq, but process context for a
+ * packet that NFQUEUE gave to userspace at an earlier hook, and that
+ * nf_reinject() sends on in the verdict's sender) and at LOCAL_OUT (sent:
+ * process context). Both hooks disable bottom halves, as the fast path
+ * asks, whatever the context they are called in. It finds
  * the packet's flow in an rhashtable, keyed by the 5-tuple with its two
  * ends in a fixed order so that both directions are one flow, or creates
  * it, and refreshes the flow's idle time-out. A flow idle for the time-out
@@ -78,19 +81,24 @@
  * (a timer's own callback must not), and the reaper calls the latter with
  * no lock held, so it cannot hold one the callback waits for.
  *
- * Unloading with flows live: the hooks go first (nf_unregister_net_hooks()
- * waits for every hook that runs), then the collector; then, under
- * flow_kill_lock, which every callback takes, flow_stopping is set, after
- * which no callback expires anything or queues the reaper; the reaper is
- * flushed; timeq_destroy() stops the queue (it waits for a running
- * callback and releases the queued timers); and last the flows still in
- * the table are freed with it.
+ * Unloading with flows live: the hooks go first, and synchronize_net()
+ * waits for those still running (unregistering does not: a packet that
+ * found a hook before may still be in it); then the collector; then,
+ * under flow_kill_lock, which every callback takes, flow_stopping is set,
+ * after which no callback expires anything or queues the reaper; the
+ * reaper is flushed; timeq_destroy() stops the queue (it waits for a
+ * running callback and releases the queued timers); and last the flows
+ * still in the table are freed with it. A load whose hooks could not all
+ * be registered ends the same way (flow_teardown()): netfilter registers
+ * them one at a time and takes back the first when the second fails, but
+ * the first, PRE_ROUTING, was live in between and may have made flows.
  *
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
  * (flows live, created, expired and freed; packets; refreshes applied in
- * place and handed off, with a guess at why each hand-off happened;
- * expiry lateness p50/p99/max; drops; CPU per packet; memory per flow),
- * and lateness, the histogram of how late flows expired.
+ * place and handed off, and why timeq handed the queue's updates off, as
+ * it counts them (timeq_fast_stats()); expiry lateness p50/p99/max;
+ * drops; CPU per packet; memory per flow and of the queue), and lateness,
+ * the histogram of how late flows expired.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -100,6 +108,7 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/jiffies.h>
+#include <linux/limits.h>
 #include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -136,7 +145,7 @@ MODULE_PARM_DESC(granularity_us,
 static unsigned int max_flows = 65536;
 module_param(max_flows, uint, 0444);
 MODULE_PARM_DESC(max_flows,
-		 "flows tracked at most, live or being freed (default 65536)");
+		 "flows tracked at most, live or being freed, 1 to 2^31 - 1 (default 65536)");
 
 /* At most this many ticks to a time-out: it keeps the queue small. */
 #define FLOW_MAX_TICKS		BIT_ULL(24)
@@ -211,11 +220,6 @@ static const struct rhashtable_params flow_params = {
  * @failed:	timeq_fast_update() or timeq_timer_arm() calls that failed
  * @ins_applied: new flows' timers that timeq_fast_update() armed in place
  * @ins_deferred: new flows' timers that it handed off
- * @def_pending: hand-offs of a timer with a request pending already
- * @def_min:	hand-offs of the queue's earliest timer
- * @def_work:	hand-offs while the slow side had work pending
- * @def_locked:	hand-offs while one of the queue's locks was held
- * @def_other:	other hand-offs
  * @callbacks:	timer callbacks
  * @rearmed:	callbacks that found the flow refreshed, and armed it again
  * @stale:	callbacks for a flow already claimed
@@ -247,11 +251,6 @@ struct flow_stats {
 	u64	failed;
 	u64	ins_applied;
 	u64	ins_deferred;
-	u64	def_pending;
-	u64	def_min;
-	u64	def_work;
-	u64	def_locked;
-	u64	def_other;
 	u64	callbacks;
 	u64	rearmed;
 	u64	stale;
@@ -393,64 +392,12 @@ static u64 flow_deadline(s64 last)
 			 flow_gran_ns);
 }
 
-/*
- * A snapshot of why timeq_fast_update() may hand off a move of @timer,
- * taken before the call: these are guesses from racy reads of the queue's
- * state, for the statistics only.
- */
-enum { FLOW_WHY_NONE, FLOW_WHY_PENDING, FLOW_WHY_MIN };
-
-static int flow_why_before(struct timeq_timer *timer)
-{
-	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
-		return FLOW_WHY_PENDING;
-	if (timeq_min(flow_q) == &timer->node)
-		return FLOW_WHY_MIN;
-	return FLOW_WHY_NONE;
-}
-
-/*
- * Are the queue's locks free? A trylock and an unlock of each, as the fast
- * path would try them; only after a hand-off, so the common path pays
- * nothing for it.
- */
-static bool flow_locks_free(struct timeq *q)
-{
-	if (!spin_trylock(&q->head_lock))
-		return false;
-	spin_unlock(&q->head_lock);
-	if (!spin_trylock(&q->head2_lock))
-		return false;
-	spin_unlock(&q->head2_lock);
-	if (!spin_trylock(&q->bucket_lock))
-		return false;
-	spin_unlock(&q->bucket_lock);
-	return true;
-}
-
-static void flow_count_handoff(int why)
-{
-	this_cpu_inc(flow_counters->deferred);
-	if (why == FLOW_WHY_PENDING)
-		this_cpu_inc(flow_counters->def_pending);
-	else if (why == FLOW_WHY_MIN)
-		this_cpu_inc(flow_counters->def_min);
-	else if (READ_ONCE(flow_q->pend))
-		this_cpu_inc(flow_counters->def_work);
-	else if (!flow_locks_free(flow_q))
-		this_cpu_inc(flow_counters->def_locked);
-	else
-		this_cpu_inc(flow_counters->def_other);
-}
-
 /* Move @f's timer to its new deadline, from a packet. */
 static void flow_arm_fast(struct flow *f, s64 last, bool insert)
 {
-	struct timeq_timer *timer = &flow_to_timed(f)->timer;
-	int why = flow_why_before(timer);
-	int ret;
+	int ret = timeq_fast_update(flow_q, &flow_to_timed(f)->timer,
+				    flow_deadline(last));
 
-	ret = timeq_fast_update(flow_q, timer, flow_deadline(last));
 	if (ret < 0)
 		this_cpu_inc(flow_counters->failed);
 	else if (insert && ret == TIMEQ_APPLIED)
@@ -460,22 +407,21 @@ static void flow_arm_fast(struct flow *f, s64 last, bool insert)
 	else if (ret == TIMEQ_APPLIED)
 		this_cpu_inc(flow_counters->applied);
 	else
-		flow_count_handoff(why);
+		this_cpu_inc(flow_counters->deferred);
 }
 
 /*
- * Arm @f's timer for @last from its callback. If the queue's clock lags so
- * far behind that the deadline is beyond its horizon, try the next tick,
- * when the callback will look again.
+ * Arm @f's timer for @last from its callback. However late the callback
+ * runs, the deadline lies at most a time-out and a tick past the current
+ * tick, and timeq_timer_arm()'s window is the current one (the queue makes
+ * room past timers still waiting to expire), so it fails only with
+ * -ESHUTDOWN: a packet expired the flow meanwhile, and the reaper is
+ * shutting its timer down.
  */
 static void flow_arm_slow(struct flow *f, s64 last)
 {
-	struct timeq_timer *timer = &flow_to_timed(f)->timer;
-
-	if (!timeq_timer_arm(flow_q, timer, flow_deadline(last)))
-		return;
-	this_cpu_inc(flow_counters->failed);
-	if (timeq_timer_arm(flow_q, timer, timeq_clock_ticks(flow_q) + 1))
+	if (timeq_timer_arm(flow_q, &flow_to_timed(f)->timer,
+			    flow_deadline(last)))
 		this_cpu_inc(flow_counters->failed);
 }
 
@@ -800,13 +746,15 @@ static void flow_key_of(const struct sk_buff *skb, struct flow_key *key)
 	}
 }
 
-/* PRE_ROUTING: in softirq, as the fast path wants. */
-static unsigned int flow_hook_in(void *priv, struct sk_buff *skb,
-				 const struct nf_hook_state *state)
+/* The hook at PRE_ROUTING and LOCAL_OUT, in any of their contexts. */
+static unsigned int flow_hook(void *priv, struct sk_buff *skb,
+			      const struct nf_hook_state *state)
 {
-	u64 t0 = local_clock();
 	struct flow_key key;
+	u64 t0;
 
+	local_bh_disable();
+	t0 = local_clock();
 	this_cpu_inc(flow_counters->packets);
 	flow_key_of(skb, &key);
 	rcu_read_lock();
@@ -814,30 +762,19 @@ static unsigned int flow_hook_in(void *priv, struct sk_buff *skb,
 	rcu_read_unlock();
 	flow_cost(&flow_counters->hook_ns, flow_counters->hook_cost,
 		  local_clock() - t0);
-	return NF_ACCEPT;
-}
-
-/* LOCAL_OUT: in the sender's process context, bottom halves enabled. */
-static unsigned int flow_hook_out(void *priv, struct sk_buff *skb,
-				  const struct nf_hook_state *state)
-{
-	unsigned int verdict;
-
-	local_bh_disable();
-	verdict = flow_hook_in(priv, skb, state);
 	local_bh_enable();
-	return verdict;
+	return NF_ACCEPT;
 }
 
 static const struct nf_hook_ops flow_ops[] = {
 	{
-		.hook		= flow_hook_in,
+		.hook		= flow_hook,
 		.pf		= NFPROTO_IPV4,
 		.hooknum	= NF_INET_PRE_ROUTING,
 		.priority	= NF_IP_PRI_CONNTRACK,
 	},
 	{
-		.hook		= flow_hook_out,
+		.hook		= flow_hook,
 		.pf		= NFPROTO_IPV4,
 		.hooknum	= NF_INET_LOCAL_OUT,
 		.priority	= NF_IP_PRI_CONNTRACK,
@@ -904,16 +841,23 @@ static u64 flow_table_bytes(void)
 	return bytes;
 }
 
-static u64 flow_queue_bytes(void)
+/*
+ * Why timeq handed the queue's updates off, refreshes and new flows'
+ * timers together, as it counts them.
+ */
+static void flow_show_deferred(struct seq_file *m)
 {
-	u64 lists;
+	struct timeq_fast_stats fs;
+	unsigned int i;
+	u64 sum = 0;
 
-	if (!flow_q)
-		return 0;
-	lists = 3 * BIT_ULL(flow_q->delta_shift) +
-		BIT_ULL(flow_q->buckets_shift);
-	return sizeof(*flow_q) + lists * sizeof(struct list_head) +
-	       BIT_ULL(flow_q->buckets_shift) * sizeof(unsigned long);
+	timeq_fast_stats(flow_q, &fs);
+	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
+		sum += fs.deferred[i];
+	seq_printf(m, "queue_deferred %llu\n", sum);
+	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
+		seq_printf(m, "queue_deferred_%s %llu\n", timeq_defer_name(i),
+			   fs.deferred[i]);
 }
 
 static int flow_stats_show(struct seq_file *m, void *v)
@@ -941,11 +885,8 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "refresh_failed %llu\n", s->failed);
 	seq_printf(m, "insert_applied %llu\n", s->ins_applied);
 	seq_printf(m, "insert_deferred %llu\n", s->ins_deferred);
-	seq_printf(m, "deferred_pending %llu\n", s->def_pending);
-	seq_printf(m, "deferred_min %llu\n", s->def_min);
-	seq_printf(m, "deferred_work %llu\n", s->def_work);
-	seq_printf(m, "deferred_locked %llu\n", s->def_locked);
-	seq_printf(m, "deferred_other %llu\n", s->def_other);
+	if (flow_timed_mode)
+		flow_show_deferred(m);
 	seq_printf(m, "callbacks %llu\n", s->callbacks);
 	seq_printf(m, "callbacks_rearmed %llu\n", s->rearmed);
 	seq_printf(m, "callbacks_stale %llu\n", s->stale);
@@ -968,7 +909,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "gc_ns %llu\n", s->gc_ns);
 	seq_printf(m, "flow_bytes %u\n", kmem_cache_size(flow_cache));
 	seq_printf(m, "table_bytes %llu\n", flow_table_bytes());
-	seq_printf(m, "queue_bytes %llu\n", flow_queue_bytes());
+	seq_printf(m, "queue_bytes %zu\n", flow_q ? timeq_bytes(flow_q) : 0);
 	kfree(s);
 	return 0;
 }
@@ -1071,7 +1012,9 @@ static int flow_check_params(void)
 		goto bad;
 	flow_timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	flow_gran_ns = (u64)granularity_us * NSEC_PER_USEC;
-	if (!flow_timeout_ns || !flow_gran_ns || !max_flows)
+	/* The flow counts are atomic_t: a larger cap would never be reached. */
+	if (!flow_timeout_ns || !flow_gran_ns || !max_flows ||
+	    max_flows > INT_MAX)
 		goto bad;
 	ticks = div64_u64(flow_timeout_ns, flow_gran_ns);
 	if (ticks < 1 || ticks > FLOW_MAX_TICKS)
@@ -1079,13 +1022,35 @@ static int flow_check_params(void)
 	return 0;
 
 bad:
-	pr_err("mode=timeq|gc, timeout_ms >= granularity_us / 1000, at most 2^24 ticks to a time-out, max_flows >= 1\n");
+	pr_err("mode=timeq|gc, timeout_ms >= granularity_us / 1000, at most 2^24 ticks to a time-out, 1 <= max_flows <= 2^31 - 1\n");
 	return -EINVAL;
 }
 
 static void flow_free_unloaded(void *ptr, void *arg)
 {
 	flow_free(ptr);
+}
+
+/*
+ * Stop and free everything the load made, once the hooks are unregistered:
+ * see "Unloading with flows live" above.
+ */
+static void flow_teardown(void)
+{
+	synchronize_net();
+	debugfs_remove_recursive(flow_dir);
+	if (!flow_timed_mode) {
+		cancel_delayed_work_sync(&flow_gc.work);
+		flow_gc_end_pass();
+	}
+	mutex_lock(&flow_kill_lock);
+	flow_stopping = true;
+	mutex_unlock(&flow_kill_lock);
+	flush_work(&flow_reap_work);
+	timeq_destroy(flow_q);
+	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
+	kmem_cache_destroy(flow_cache);
+	free_percpu(flow_counters);
 }
 
 static int __init flow_init(void)
@@ -1114,8 +1079,10 @@ static int __init flow_init(void)
 		goto err_cache;
 	if (flow_timed_mode) {
 		/*
-		 * The window starts at the oldest timer not yet expired:
-		 * four time-outs leave room for an expiry three behind.
+		 * The fast path judges a time by the queue's own clock, which
+		 * lags while timers wait to expire: four time-outs keep
+		 * refreshes in place with an expiry three behind. Later ones
+		 * are handed off, and the slow side makes room.
 		 */
 		horizon = 4 * flow_deadline(0) + 64;
 		flow_q = timeq_create_monotonic(flow_gran_ns, horizon, 0, 0,
@@ -1138,20 +1105,16 @@ static int __init flow_init(void)
 	debugfs_create_file("lateness_buckets", 0444, flow_dir, NULL,
 			    &flow_buckets_fops);
 	err = nf_register_net_hooks(&init_net, flow_ops, ARRAY_SIZE(flow_ops));
-	if (err)
-		goto err_debugfs;
+	if (err) {
+		/* PRE_ROUTING was live: see "Unloading with flows live". */
+		flow_teardown();
+		return err;
+	}
 	pr_info("mode %s, time-out %u ms, tick %u us, at most %u flows\n",
 		flow_timed_mode ? "timeq" : "gc", timeout_ms, granularity_us,
 		max_flows);
 	return 0;
 
-err_debugfs:
-	debugfs_remove_recursive(flow_dir);
-	if (!flow_timed_mode) {
-		cancel_delayed_work_sync(&flow_gc.work);
-		flow_gc_end_pass();
-	}
-	timeq_destroy(flow_q);
 err_table:
 	rhashtable_destroy(&flow_table);
 err_cache:
@@ -1164,19 +1127,7 @@ err_stats:
 static void __exit flow_exit(void)
 {
 	nf_unregister_net_hooks(&init_net, flow_ops, ARRAY_SIZE(flow_ops));
-	debugfs_remove_recursive(flow_dir);
-	if (!flow_timed_mode) {
-		cancel_delayed_work_sync(&flow_gc.work);
-		flow_gc_end_pass();
-	}
-	mutex_lock(&flow_kill_lock);
-	flow_stopping = true;
-	mutex_unlock(&flow_kill_lock);
-	flush_work(&flow_reap_work);
-	timeq_destroy(flow_q);
-	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
-	kmem_cache_destroy(flow_cache);
-	free_percpu(flow_counters);
+	flow_teardown();
 }
 
 module_init(flow_init);

@@ -37,7 +37,28 @@
  * --module PATH loads the module (finit_module) with --params, commas for
  * spaces, before the traffic, and --unload removes it after, with flows
  * still live when --leave is given (the traffic stops, the checks are made
- * on a live table, and the module goes).
+ * on a live table, and the module goes). With --load-error ERRNO (a name,
+ * such as EINVAL) the load must fail with that error, which is the one
+ * check; there is no traffic.
+ *
+ * --aid PATH names timeq_flowtrack_aid.ko (kunit/flowtrack_aid.c), which
+ * does to netfilter what a program cannot, for two more tests:
+ *
+ *  --inject N	after the module, the aid runs the PRE_ROUTING hooks on N
+ *		packets of N new flows in process context, bottom halves
+ *		enabled, as after an NFQUEUE verdict; they count as N more
+ *		sessions of one packet. The debug kernel's lockdep judges
+ *		the context the fast path was called in.
+ *  --load-race	no traffic of the generator: while the aid floods
+ *		PRE_ROUTING with packets of new flows, the module's load
+ *		fails after its PRE_ROUTING hook went live (the aid has
+ *		filled LOCAL_OUT's hooks, so the second registration fails
+ *		with E2BIG), until the flood made flows during one of those
+ *		loads (timeq's own counters of fast updates move), at most
+ *		RACE_LOADS times; then, LOCAL_OUT free, it loads and is
+ *		unloaded while the flood goes on. The debug kernel's
+ *		detectors judge the teardowns (flows left in a destroyed
+ *		cache, leaks, use after free).
  *
  * Exit status: 0 every check held, 1 one failed or a step failed, 2 usage.
  */
@@ -68,7 +89,9 @@
 #include <unistd.h>
 
 #define STATS		"/sys/kernel/debug/timeq_flowtrack/stats"
+#define TIMEQ_STATS	"/sys/kernel/debug/timeq/stats"
 #define MODNAME		"timeq_flowtrack"
+#define AID		"timeq_flowtrack_aid"
 #define PORT		9000
 #define ADDR_HOST	"10.77.0.1"
 #define ADDR_PEER	"10.77.0.2"
@@ -82,8 +105,9 @@ static struct {
 	unsigned int seed;
 	int drain_s;
 	bool leave, cap, quiet;
-	const char *module, *params;
-	bool unload;
+	const char *module, *params, *aid;
+	int load_error, inject;
+	bool unload, load_race;
 	int measure_from;
 	bool result;
 } opt = {
@@ -125,10 +149,10 @@ struct stats {
 	long long value[MAX_STATS];
 };
 
-static bool read_stats(struct stats *s)
+static bool read_stats_of(const char *path, struct stats *s)
 {
 	char line[128];
-	FILE *f = fopen(STATS, "re");
+	FILE *f = fopen(path, "re");
 
 	s->n = 0;
 	if (!f)
@@ -141,6 +165,11 @@ static bool read_stats(struct stats *s)
 	}
 	fclose(f);
 	return s->n > 0;
+}
+
+static bool read_stats(struct stats *s)
+{
+	return read_stats_of(STATS, s);
 }
 
 static long long stat(const struct stats *s, const char *name)
@@ -632,38 +661,106 @@ static void echo_some(void)
 
 /* --- the module, when this program loads it --- */
 
-static void load_module(void)
-{
-	char params[256];
-	int fd;
+/* The errno names --load-error takes. */
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	{ "EINVAL", EINVAL }, { "ERANGE", ERANGE }, { "E2BIG", E2BIG },
+	{ "ENOMEM", ENOMEM }, { "EBUSY", EBUSY },
+};
 
-	snprintf(params, sizeof(params), "%s", opt.params ? opt.params : "");
-	for (char *p = params; *p; p++)
-		if (*p == ',')
-			*p = ' ';
-	fd = open(opt.module, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("open %s", opt.module);
-	if (syscall(SYS_finit_module, fd, params, 0))
-		die("load %s %s", opt.module, params);
-	close(fd);
-	printf("flowgen: loaded %s %s\n", opt.module, params);
+static int errno_of(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (!strcmp(errnos[i].name, name))
+			return errnos[i].err;
+	return 0;
 }
 
-static int unload_module(void)
+/* finit_module() of @path with @params, commas for spaces: 0 or an errno. */
+static int finit(const char *path, const char *params)
+{
+	char buf[256];
+	int fd, err = 0;
+
+	snprintf(buf, sizeof(buf), "%s", params ? params : "");
+	for (char *p = buf; *p; p++)
+		if (*p == ',')
+			*p = ' ';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s", path);
+	if (syscall(SYS_finit_module, fd, buf, 0))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static void load_module(void)
+{
+	int err = finit(opt.module, opt.params);
+
+	if (err) {
+		errno = err;
+		die("load %s %s", opt.module, opt.params ? opt.params : "");
+	}
+	printf("flowgen: loaded %s %s\n", opt.module,
+	       opt.params ? opt.params : "");
+}
+
+static int unload(const char *name)
 {
 	int tries;
 
 	/* Bounded: the reaper may still hold a reference for a moment. */
 	for (tries = 0; tries < 100; tries++) {
-		if (!syscall(SYS_delete_module, MODNAME, O_NONBLOCK))
+		if (!syscall(SYS_delete_module, name, O_NONBLOCK))
 			return 0;
 		if (errno != EAGAIN && errno != EBUSY)
 			break;
 		usleep(100000);
 	}
-	fprintf(stderr, "flowgen: unloading %s: %s\n", MODNAME, strerror(errno));
+	fprintf(stderr, "flowgen: unloading %s: %s\n", name, strerror(errno));
 	return -1;
+}
+
+static int unload_module(void)
+{
+	return unload(MODNAME);
+}
+
+/* Whether module @name is loaded (its sysfs directory is there). */
+static bool loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return !access(path, F_OK);
+}
+
+/* Load the aid with @params, or die. */
+static void load_aid(const char *params)
+{
+	int err = finit(opt.aid, params);
+
+	if (err) {
+		errno = err;
+		die("load %s %s", opt.aid, params);
+	}
+}
+
+/* timeq's fast updates so far, of every queue it has had. */
+static long long timeq_fast_updates(void)
+{
+	struct stats t;
+
+	if (!read_stats_of(TIMEQ_STATS, &t))
+		die("reading %s", TIMEQ_STATS);
+	return stat(&t, "fast_applied") + stat(&t, "fast_deferred") +
+	       stat(&t, "fast_refused");
 }
 
 /* --- the summary and the checks --- */
@@ -694,6 +791,39 @@ static void print_lateness(void)
 	fclose(f);
 }
 
+/*
+ * Why timeq handed the queue's updates off, refreshes and new flows
+ * together, as the module reads timeq's counts: its queue_deferred_<why>
+ * lines, whatever the reasons are.
+ */
+static void print_reasons(const struct stats *s)
+{
+	static const char prefix[] = "queue_deferred_";
+	int i, n = 0;
+
+	printf("  hand-offs  %lld, by timeq's reasons:", stat(s, "queue_deferred"));
+	for (i = 0; i < s->n; i++) {
+		if (strncmp(s->name[i], prefix, sizeof(prefix) - 1))
+			continue;
+		printf("%s%s %lld", n++ % 4 ? ", " : "\n             ",
+		       s->name[i] + sizeof(prefix) - 1, s->value[i]);
+	}
+	printf("\n");
+}
+
+/* The hand-offs by reason, added up. */
+static long long sum_reasons(const struct stats *s)
+{
+	static const char prefix[] = "queue_deferred_";
+	long long sum = 0;
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strncmp(s->name[i], prefix, sizeof(prefix) - 1))
+			sum += s->value[i];
+	return sum;
+}
+
 /* The table at its fullest, as seen once a second. */
 static long long peak_live, peak_table;
 
@@ -713,6 +843,9 @@ static void summary(const struct stats *s, const struct result *r)
 	       stat(s, "max_flows"));
 	printf("  flows      %lld created, for the generator's %lld sessions on %lld 5-tuples;\n",
 	       stat(s, "flows_created"), r->sessions, r->flows);
+	if (opt.inject)
+		printf("             (%d of each injected by the aid in process context)\n",
+		       opt.inject);
 	printf("             %lld expired (%lld of them found idle by a packet), %lld live, %lld freed\n",
 	       stat(s, "flows_expired"), stat(s, "flows_expired_by_packet"),
 	       stat(s, "flows_live"), stat(s, "flows_freed"));
@@ -721,19 +854,16 @@ static void summary(const struct stats *s, const struct result *r)
 	if (timed) {
 		printf("  refreshes  %lld of a live flow, %lld of which moved its timer:\n",
 		       refr, moved);
-		printf("             %lld applied in place (%.1f%%), %lld handed off to the slow path\n",
+		printf("             %lld applied in place (%.1f%%), %lld handed off to the slow path;\n",
 		       stat(s, "refresh_applied"),
 		       pct(stat(s, "refresh_applied"), moved),
 		       stat(s, "refresh_deferred"));
-		printf("             (%lld the earliest timer, %lld a request pending, %lld slow-side\n",
-		       stat(s, "deferred_min"), stat(s, "deferred_pending"),
-		       stat(s, "deferred_work"));
-		printf("             work, %lld a lock held, %lld other); %lld fell in the tick already set\n",
-		       stat(s, "deferred_locked"), stat(s, "deferred_other"),
+		printf("             %lld fell in the tick already set\n",
 		       stat(s, "refresh_skipped"));
 		printf("  new flows  %lld timers armed in place, %lld handed off; %lld timer calls failed\n",
 		       stat(s, "insert_applied"), stat(s, "insert_deferred"),
 		       stat(s, "refresh_failed"));
+		print_reasons(s);
 		printf("  callbacks  %lld: %lld re-armed a refreshed flow, %lld found it expired, %lld early\n",
 		       stat(s, "callbacks"), stat(s, "callbacks_rearmed"),
 		       stat(s, "callbacks_stale"), stat(s, "callbacks_early"));
@@ -826,6 +956,14 @@ static void checks(const struct stats *s, const struct result *r)
 	check(stat(s, "callbacks_early") == 0,
 	      "no timer callback before its tick: %lld early",
 	      stat(s, "callbacks_early"));
+	if (!strcmp(s->mode, "timeq"))
+		check(stat(s, "queue_deferred") >= 0 &&
+		      sum_reasons(s) == stat(s, "queue_deferred") &&
+		      stat(s, "queue_deferred") ==
+			      stat(s, "refresh_deferred") + stat(s, "insert_deferred"),
+		      "timeq gave a reason for each of its %lld hand-offs (%lld), which are the module's %lld + %lld",
+		      stat(s, "queue_deferred"), sum_reasons(s),
+		      stat(s, "refresh_deferred"), stat(s, "insert_deferred"));
 	lo = r->sessions - r->merge_risk;
 	hi = r->sessions + r->split_risk;
 	if (opt.cap || opt.leave)
@@ -855,6 +993,7 @@ static void usage(void)
 		"usage: flowgen [--flows N] [--fill S] [--active MIN:MAX] [--again PCT]\n"
 		"               [--interval MS] [--seed N] [--drain S] [--leave] [--cap]\n"
 		"               [--module PATH [--params A=B,C=D]] [--unload]\n"
+		"               [--load-error ERRNO] [--aid PATH [--inject N | --load-race]]\n"
 		"               [--measure-from S] [--result] [--quiet]\n");
 	exit(2);
 }
@@ -869,7 +1008,9 @@ static void parse(int argc, char **argv)
 		{ "cap", 0, NULL, 'c' }, { "module", 1, NULL, 'm' },
 		{ "params", 1, NULL, 'p' }, { "unload", 0, NULL, 'u' },
 		{ "measure-from", 1, NULL, 'w' }, { "quiet", 0, NULL, 'q' },
-		{ "result", 0, NULL, 'r' },
+		{ "result", 0, NULL, 'r' }, { "load-error", 1, NULL, 'e' },
+		{ "aid", 1, NULL, 'A' }, { "inject", 1, NULL, 'I' },
+		{ "load-race", 0, NULL, 'L' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -895,13 +1036,101 @@ static void parse(int argc, char **argv)
 		case 'w': opt.measure_from = atoi(optarg); break;
 		case 'q': opt.quiet = true; break;
 		case 'r': opt.result = true; break;
+		case 'e':
+			opt.load_error = errno_of(optarg);
+			if (!opt.load_error)
+				usage();
+			break;
+		case 'A': opt.aid = optarg; break;
+		case 'I': opt.inject = atoi(optarg); break;
+		case 'L': opt.load_race = true; break;
 		default: usage();
 		}
 	}
 	if (optind != argc || opt.flows < 1 || opt.flows > 60000 ||
 	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||
-	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100)
+	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100 ||
+	    (opt.load_error && !opt.module) || opt.inject < 0 ||
+	    ((opt.inject || opt.load_race) && (!opt.aid || !opt.module)))
 		usage();
+}
+
+/* Run on CPU 0, so that the aid's flood on CPU 1 runs beside the loads. */
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/*
+ * --load-race: see the top of the file. The hook is live for some
+ * microseconds of each load; in the emulated debug kernel, where a load
+ * takes half a second, the flood caught one load in 15 to 25. At one in
+ * twenty, RACE_LOADS loads all miss with a chance of 2 in 10^7.
+ */
+#define RACE_LOADS	300
+
+static int load_race(void)
+{
+	long long before, moved = 0, t;
+	int tries, err = 0, made = -1;
+
+	pin_cpu0();
+	load_aid("fill=1 flood=1");
+	for (tries = 0; tries < RACE_LOADS && made < 0; tries++) {
+		before = timeq_fast_updates();
+		err = finit(opt.module, opt.params);
+		if (err != E2BIG)
+			break;
+		moved = timeq_fast_updates() - before;
+		if (moved > 0)
+			made = tries + 1;
+	}
+	check(err == E2BIG, "each load failed with E2BIG after PRE_ROUTING went live: %d loads, the last %s",
+	      tries, err ? strerror(err) : "loaded");
+	if (!err)
+		unload_module();
+	check(made > 0, "the flood made flows during a failing load: load %d, %lld fast updates",
+	      made, moved);
+	check(!loaded(MODNAME), "no %s left loaded", MODNAME);
+	check(unload(AID) == 0, "unloaded %s", AID);
+	/* LOCAL_OUT free: a load, and an unload while the flood goes on. */
+	load_aid("flood=1");
+	before = timeq_fast_updates();
+	err = finit(opt.module, opt.params);
+	check(!err, "loaded %s beside the flood: %s", MODNAME,
+	      err ? strerror(err) : "ok");
+	for (t = now_ns() + 30 * NS; !err && now_ns() < t;) {
+		if (timeq_fast_updates() > before)
+			break;
+		usleep(10000);
+	}
+	moved = timeq_fast_updates() - before;
+	if (!err)
+		check(unload_module() == 0 && moved > 0,
+		      "unloaded %s while the flood ran through its hook: %lld fast updates before",
+		      MODNAME, moved);
+	check(unload(AID) == 0, "unloaded %s", AID);
+	printf("1..%d\n", tap_n);
+	return tap_failed;
+}
+
+/* --load-error: the load must fail with that error, and leave nothing. */
+static int refused_load(void)
+{
+	int err = finit(opt.module, opt.params);
+
+	check(err == opt.load_error, "the load with %s was refused: %s (want %s)",
+	      opt.params ? opt.params : "no parameters",
+	      err ? strerror(err) : "it loaded", strerror(opt.load_error));
+	if (!err)
+		unload_module();
+	printf("1..%d\n", tap_n);
+	return tap_failed;
 }
 
 int main(int argc, char **argv)
@@ -909,6 +1138,7 @@ int main(int argc, char **argv)
 	int c2p[2], p2c[2], status;
 	int64_t t0, timeout, next, bound;
 	struct result r = { 0 };
+	char aid_params[32];
 	struct stats s;
 	bool done = false;
 	pid_t child;
@@ -916,6 +1146,10 @@ int main(int argc, char **argv)
 
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (opt.load_error)
+		return refused_load();
+	if (opt.load_race)
+		return load_race();
 	if (pipe2(c2p, O_CLOEXEC) || pipe2(p2c, O_CLOEXEC))
 		die("pipe");
 	child = fork();
@@ -940,6 +1174,14 @@ int main(int argc, char **argv)
 		load_module();
 	if (!read_stats(&s) || stat(&s, "timeout_ms") <= 0)
 		die("reading %s: is timeq_flowtrack loaded, and debugfs mounted?", STATS);
+	if (opt.inject) {
+		snprintf(aid_params, sizeof(aid_params), "inject=%d", opt.inject);
+		load_aid(aid_params);
+		if (unload(AID))
+			die("unload %s", AID);
+		printf("flowgen: %d packets of new flows through PRE_ROUTING in process context\n",
+		       opt.inject);
+	}
 	timeout = stat(&s, "timeout_ms") * MS;
 	if (write(p2c[1], &timeout, sizeof(timeout)) != sizeof(timeout))
 		die("write to the generator");
@@ -995,6 +1237,9 @@ int main(int argc, char **argv)
 	if (write(p2c[1], "q", 1) != 1 && done)
 		die("write to the generator");
 	waitpid(child, &status, 0);
+	/* The injected packets: a session, and a flow, each. */
+	r.sessions += opt.inject;
+	r.flows += opt.inject;
 	/* The drain: until nothing is live or left to free, bounded. */
 	bound = now_ns() + (int64_t)opt.drain_s * NS;
 	while (!opt.leave) {

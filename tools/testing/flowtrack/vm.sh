@@ -18,14 +18,23 @@
 #                  sleep for 60 s first, as conntrack's does with an empty
 #                  table, hence --drain 90)
 #   gc, live       stop the traffic and unload with flows live
+#   max_flows      2^31 refused at load with EINVAL (the flow counts are
+#                  atomic_t: a larger cap was never reached)
+#   reinjected     timeq, and 50 packets of new flows through PRE_ROUTING
+#                  in process context, as after an NFQUEUE verdict (by
+#                  timeq_flowtrack_aid.ko, kunit/flowtrack_aid.c)
+#   load race      loads that fail after PRE_ROUTING went live, while the
+#                  aid floods it, until one made flows; then an unload
+#                  while it floods
 #
 # KERNEL is "debug", the debug kernel of tools/testing/vm/build-kernel.sh
 # (lockdep, KASAN, kmemleak, debugobjects, ...: run.sh fails on any of
 # their reports), or a stock series for run-stock.sh, such as 6.12-rt,
 # whose veth module is loaded first. A stock kernel runs the timeq
-# scenarios alone: conntrack's design is there for comparison, and its
-# drain, the longest scenario, proves nothing of timeq's that the debug
-# kernel's run has not. The time-out is 3 s throughout, six
+# scenarios alone, but for the aid's: conntrack's design is there for
+# comparison, and its drain, the longest scenario, proves nothing of
+# timeq's that the debug kernel's run has not; the aid's scenarios are
+# judged by the debug kernel's detectors. The time-out is 3 s throughout, six
 # times a flow's mean gap between packets, and the traffic is light enough
 # that an emulated debug kernel keeps up with it (if it does not, flowgen
 # widens its checks by the gaps it measured). Every scenario is bounded
@@ -39,6 +48,7 @@ kernel=$1 moddir=$2 flowgen=$3
 shift 3
 
 ko=/lib/flowtrack/timeq_flowtrack.ko
+aid=/lib/flowtrack/timeq_flowtrack_aid.ko
 each="--module $ko --unload --interval 500"
 scenarios=(
 	"--params mode=timeq,timeout_ms=3000 --flows 150 --fill 5 --active 5:10 --again 25"
@@ -46,10 +56,14 @@ scenarios=(
 	"--params mode=timeq,timeout_ms=3000,max_flows=50 --flows 150 --fill 3 --active 3:6 --again 25 --cap"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 0.5 --active 3:6 --again 0 --drain 90"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
+	"--params mode=timeq,max_flows=2147483648 --load-error EINVAL"
+	"--params mode=timeq,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --aid $aid --inject 50"
+	"--params mode=timeq,timeout_ms=3000 --aid $aid --load-race"
 )
 args=(-k "$moddir/timeq.ko" -f "$moddir/timeq_flowtrack.ko:$ko")
+[ "$kernel" != debug ] || args+=(-f "$moddir/timeq_flowtrack_aid.ko:$aid")
 for s in "${scenarios[@]}"; do
-	[ "$kernel" = debug ] || [[ $s != *mode=gc* ]] || continue
+	[ "$kernel" = debug ] || [[ $s != *mode=gc* && $s != *--aid* ]] || continue
 	args+=(-b "$flowgen $each $s")
 done
 

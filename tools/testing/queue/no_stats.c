@@ -3,8 +3,9 @@
  * The userspace build has no registry of queues (module/stats.c needs
  * debugfs): a queue is numbered and nothing more. What the KUnit suite of
  * the paths reads of the counters is here as stats.c has it: a lateness
- * counted in its power-of-two bucket of microseconds, and a snapshot that
- * reads the queue under its locks and adds up every CPU's counters.
+ * counted in its power-of-two bucket of microseconds, a snapshot that
+ * reads the queue under its locks and adds up every CPU's counters, and
+ * the fast path's sums that in-kernel users read.
  */
 #include "compat.h"
 #include "../../../module/paths.h"
@@ -59,4 +60,15 @@ void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s)
 		for (i = 0; i < sizeof(s->counters) / sizeof(u64); i++)
 			to[i] += from[i];
 	}
+}
+
+void timeq_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
+{
+	struct tq_snapshot s;
+
+	tq_stats_snapshot(q, &s);
+	stats->applied = s.counters.fast_applied;
+	stats->refused = s.counters.fast_refused;
+	memcpy(stats->deferred, s.counters.fast_deferred_why,
+	       sizeof(stats->deferred));
 }

@@ -218,12 +218,12 @@ static int fast_min(struct timeq *q, u64 *time)
 /* One lane alone, under the locks its tq_try_*() takes. */
 static int lane_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	int ret;
+	int ret, why;
 
 	local_bh_disable();
 	spin_lock(&q->head_lock);
 	spin_lock(&q->head2_lock);
-	ret = tq_fast_near(q, timer, time);
+	ret = tq_fast_near(q, timer, time, &why);
 	spin_unlock(&q->head2_lock);
 	spin_unlock(&q->head_lock);
 	local_bh_enable();
@@ -232,11 +232,11 @@ static int lane_near(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 static int lane_far(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	int ret;
+	int ret, why;
 
 	local_bh_disable();
 	spin_lock(&q->bucket_lock);
-	ret = tq_fast_far(q, timer, time);
+	ret = tq_fast_far(q, timer, time, &why);
 	spin_unlock(&q->bucket_lock);
 	local_bh_enable();
 	return ret;
@@ -244,13 +244,13 @@ static int lane_far(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 static int lane_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	int ret;
+	int ret, why;
 
 	local_bh_disable();
 	spin_lock(&q->head_lock);
 	spin_lock(&q->head2_lock);
 	spin_lock(&q->bucket_lock);
-	ret = tq_fast_cross(q, timer, time);
+	ret = tq_fast_cross(q, timer, time, &why);
 	spin_unlock(&q->bucket_lock);
 	spin_unlock(&q->head2_lock);
 	spin_unlock(&q->head_lock);

@@ -90,7 +90,7 @@ awk '
 		bad("expired before its time", $0)
 	if (ev == "timeq_expire_entry" && f["lateness"] + 0 >= 60e9)
 		bad("lateness a minute or more", $0)
-	if (ev == "timeq_fast_deferred" && f["reason"] !~ /^(slow|contended|joined)$/)
+	if (ev == "timeq_fast_deferred" && f["reason"] !~ /^(contended|joined|work|min_far|head|clock|due|lane)$/)
 		bad("reason", $0)
 	if (ev == "timeq_fast_deferred" && f["reason"] == "contended")
 		contended++

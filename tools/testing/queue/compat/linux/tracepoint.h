@@ -23,3 +23,4 @@
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print) \
 	COMPAT_TRACE_STUB(name, PARAMS(proto))
 #define PARAMS(args...)		args
+#define TRACE_DEFINE_ENUM(x)
