@@ -46,9 +46,10 @@
  * (tq_settle() or a WALK's last step, or an insert or update to a time
  * before the minimum, which tq_far_ok() sends to the slow side or the
  * cross lane), and while the minimum is near any far time is later. It
- * calls queue.c's far operations, which neither read nor write @min. So @min and @min_time
- * are written only under head_lock, and the slow side can fill and empty
- * the far calendar while the fast path works on the heads.
+ * calls queue.c's far operations, which neither read nor write @min. So
+ * @min and @min_time are written only under head_lock, and the slow side
+ * can fill and empty the far calendar while the fast path works on the
+ * heads.
  *
  * Doors
  * -----

@@ -7,15 +7,22 @@
  * What it covers
  * --------------
  *
- * The code of 4de2718 (the fixes of issue 18), but for the order of
- * tq_timer_set(), which makes room in the window before its drain, as
- * 40e1b32 on the races branch does: 4de2718's order is a defect this
- * model finds (BUG_SET_ROOM_LATE). The rest of 40e1b32 is not followed
- * yet: tq_apply() making room before it first clears PENDING, with a
- * budget unit for each further pass; tq_clock_make_room() waiting for the
- * slow side's clock to reach the fast path's; the due list's owner tag
- * (TQ_TAG_OUT) for TIMEQ_TIMER_DUE; tq_relock()'s wake-up; and
- * clear_bit_unlock() in the drain.
+ * The code of the fixes of issue 18, at the level of its locks, flags
+ * and doors, with one difference of order. On a clocked queue, the code's
+ * tq_apply() makes room for the ->want it read while it still holds
+ * PENDING, then clears PENDING, reads ->want again, and takes PENDING back
+ * (making room again, a budget unit each time) only if a join moved
+ * ->want beyond the window meanwhile. The model clears PENDING first, and
+ * for a time beyond the window takes it back, makes room and clears it
+ * again (PH_RETAKE, PH_ROOM, PH_RECLEAR), a point with PENDING clear
+ * before the first room that the code does not have. The explorer's
+ * d5-deferred-beyond-lag runs the code's order.
+ * What else the model leaves out, and what checks it instead, is under
+ * "Limits" below.
+ *
+ * tq_timer_set() makes room in the window before its drain; the order it
+ * had in the first fix, drain first, is a defect this model finds
+ * (BUG_SET_ROOM_LATE).
  *
  * One queue with its three spinlocks (head_lock, head2_lock, bucket_lock),
  * two timers and a third node, and these processes, each a CPU:
@@ -217,7 +224,8 @@
  *    the bitmaps, more than two timers, more than two callers of a kind;
  *  - the clock moving (so tq_clock_make_room() never finds a time beyond
  *    the horizon here, and tq_apply() never pushes a request back), the
- *    fast path's own clock running ahead of the slow side's,
+ *    fast path's own clock running ahead of the slow side's (the
+ *    userspace white-box case white_test_room_waits_for_clock has it),
  *    expire_budget and the expiry queueing itself again, and
  *    timeq_expire() taking turns with the work under the @expiry mutex;
  *  - callbacks that arm or delete timers, timeq_timer_move(), two
@@ -226,7 +234,8 @@
  *    hrtimer_try_to_cancel(), timeq_destroy() and @stopping, the device
  *    (module/dev.c);
  *  - more than one queue: a timer taken from one queue's due list by
- *    another (40e1b32 gives it an owner, TQ_TAG_OUT);
+ *    another (the code's owner word tags a due timer TQ_TAG_OUT; the
+ *    model's due[] flag is read in the same steps);
  *  - the priorities themselves: the livelock mode shows that a spinning
  *    wait can run for ever while what it waits for never runs, which
  *    SCHED_FIFO or PREEMPT_RT make happen; whether a scheduler does is
