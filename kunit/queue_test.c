@@ -375,8 +375,10 @@ static void queue_test_focus_emptied(struct kunit *test)
 
 	fixture_start(test, &f, 0, 1024, 32, 32);
 	for (i = 0; i < 40; i++)
-		KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.e[i].node,
-						   320 + (39 - i) % 32), 0);
+		KUNIT_ASSERT_EQ(test,
+				timeq_insert(f.q, &f.e[i].node,
+					     320 + (39 - i) % 32),
+				0);
 	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.e[40].node, 5), 0);
 	KUNIT_ASSERT_EQ(test, timeq_delete(f.q, &f.e[40].node), 0);
 	KUNIT_ASSERT_EQ(test, f.q->focus->count, 40);

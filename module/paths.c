@@ -1110,8 +1110,7 @@ static void tq_fast_changed(struct timeq *q, u64 old)
  * minimum.
  */
 static int tq_fast_far(struct timeq *q, struct timeq_timer *timer, u64 time,
-		       int *why)
-	__must_hold(&q->bucket_lock)
+		       int *why) __must_hold(&q->bucket_lock)
 {
 	int ret = tq_fast_check(q, timer, time, why);
 
@@ -1179,8 +1178,8 @@ static int tq_try_next_in_calendar(struct timeq *q, int *why)
 
 /* The near lane, under head_lock and head2_lock: within buckets cur, cur + 1. */
 static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time,
-			int *why)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+			int *why) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock)
 {
 	struct timeq_node *node = &timer->node;
 	u64 old = q->min_time;
@@ -1224,9 +1223,8 @@ static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time,
 
 /* The cross lane, under every lock: any other O(1) insert or move. */
 static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
-			 int *why)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock)
+			 int *why) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	struct timeq_node *node = &timer->node;
 	u64 old = q->min_time;
