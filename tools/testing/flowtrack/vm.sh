@@ -38,7 +38,8 @@
 # times a flow's mean gap between packets, and the traffic is light enough
 # that an emulated debug kernel keeps up with it (if it does not, flowgen
 # widens its checks by the gaps it measured). Every scenario is bounded
-# by flowgen itself. Prints run.sh's TAP.
+# by flowgen itself. TIMEQ_FLOWTRACK_ONLY=WORD runs only the scenarios
+# whose line holds WORD (such as --cap). Prints run.sh's TAP.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,6 +65,7 @@ args=(-k "$moddir/timeq.ko" -f "$moddir/timeq_flowtrack.ko:$ko")
 [ "$kernel" != debug ] || args+=(-f "$moddir/timeq_flowtrack_aid.ko:$aid")
 for s in "${scenarios[@]}"; do
 	[ "$kernel" = debug ] || [[ $s != *mode=gc* && $s != *--aid* ]] || continue
+	[[ $s == *"${TIMEQ_FLOWTRACK_ONLY:-}"* ]] || continue
 	args+=(-b "$flowgen $each $s")
 done
 
