@@ -38,6 +38,21 @@
  * expires it and starts a new one, as conntrack's lookup does, so when a
  * flow expires is the same in the two modes but for the lateness.
  *
+ * At most max_flows flows are live. A packet of a new flow at that cap
+ * makes room as conntrack's early drop does (early_drop(), which evicts a
+ * flow that has seen no reply; this monitor does not tell replies apart):
+ * it looks at the flows of up to FLOW_EVICT_BUCKETS buckets of the table
+ * from a random one, at most FLOW_EVICT_SAMPLE of them, and evicts the
+ * most idle if it has been idle for half the time-out; if none has, the
+ * packet is a drop at the cap. So flows that a spoofer keeps alive with
+ * one packet a time-out cannot hold the table against new ones, while a
+ * flow that sees a packet every half time-out keeps its place. An evicted
+ * flow counts as expired, but not in the lateness. Flows expired but not
+ * yet freed (the reaper waits for a grace period) do not count against
+ * the cap, or a spoofer's churn would hold it against new flows while
+ * they wait; live and waiting together are at most twice the cap, which
+ * bounds the memory.
+ *
  * A flow's life, and why nothing freed is touched
  * -----------------------------------------------
  *
@@ -48,8 +63,9 @@
  *  - A packet moves @last forward to its time, unless it is FLOW_DEAD or
  *    the flow has been idle for the time-out (then the packet expires it).
  *    Only then does it move the timer.
- *  - An expiry, from the timer's callback, the collector or a packet,
- *    claims the flow by exchanging the @last it judged idle for FLOW_DEAD.
+ *  - An expiry, from the timer's callback, the collector, a packet, or a
+ *    new flow's packet at the cap (an eviction), claims the flow by
+ *    exchanging the @last it judged idle for FLOW_DEAD.
  *    If a packet moved @last in between, the claim fails and the flow
  *    lives on: a timer's callback arms the timer again for the new time.
  *    The one claim that succeeds counts the expiry, removes the flow from
@@ -117,6 +133,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
@@ -145,7 +162,7 @@ MODULE_PARM_DESC(granularity_us,
 static unsigned int max_flows = 65536;
 module_param(max_flows, uint, 0444);
 MODULE_PARM_DESC(max_flows,
-		 "flows tracked at most, live or being freed, 1 to 2^31 - 1 (default 65536)");
+		 "flows live at most, 1 to 2^30 - 1 (default 65536); as many again may wait to be freed");
 
 /* At most this many ticks to a time-out: it keeps the queue small. */
 #define FLOW_MAX_TICKS		BIT_ULL(24)
@@ -225,7 +242,11 @@ static const struct rhashtable_params flow_params = {
  * @stale:	callbacks for a flow already claimed
  * @early:	callbacks that ran before their timer's tick, with no refresh
  *		to explain it
- * @drop_cap:	packets whose new flow would pass max_flows
+ * @evicted:	of the expired, flows evicted at the cap
+ * @drop_cap:	packets whose new flow would pass max_flows, with no flow
+ *		idle enough to evict
+ * @drop_reaping: packets whose new flow would pass twice max_flows
+ *		allocated: too many expired flows wait for the reaper
  * @drop_nomem:	packets whose new flow could not be allocated
  * @drop_insert: packets whose new flow the table refused
  * @drop_dying:	packets whose flow was claimed but still in the table
@@ -255,7 +276,9 @@ struct flow_stats {
 	u64	rearmed;
 	u64	stale;
 	u64	early;
+	u64	evicted;
 	u64	drop_cap;
+	u64	drop_reaping;
 	u64	drop_nomem;
 	u64	drop_insert;
 	u64	drop_dying;
@@ -339,24 +362,30 @@ static bool flow_claim(struct flow *f, s64 last)
 	return atomic64_try_cmpxchg(&f->last, &last, FLOW_DEAD);
 }
 
+/* A claimed flow: take it out of the table and hand it to the reaper. */
+static void flow_unpublish(struct flow *f)
+{
+	this_cpu_inc(flow_counters->expired);
+	rhashtable_remove_fast(&flow_table, &f->node, flow_params);
+	atomic_dec(&flows_live);
+	if (llist_add(&f->reap, &flow_reap_list))
+		queue_work(system_unbound_wq, &flow_reap_work);
+}
+
 /*
- * The flow was claimed, idle since @last, at @now: count it, take it out
- * of the table, and hand it to the reaper. Any context.
+ * The flow was claimed, idle since @last, at @now: count it and its
+ * lateness, and unpublish it. Any context.
  */
 static void flow_expire(struct flow *f, s64 last, u64 now)
 {
 	u64 late = now - (last + flow_timeout_ns);
 	s64 max = atomic64_read(&flow_late_max);
 
-	this_cpu_inc(flow_counters->expired);
 	this_cpu_inc(flow_counters->late[flow_bucket(late)]);
 	while ((u64)max < late &&
 	       !atomic64_try_cmpxchg(&flow_late_max, &max, late))
 		;
-	rhashtable_remove_fast(&flow_table, &f->node, flow_params);
-	atomic_dec(&flows_live);
-	if (llist_add(&f->reap, &flow_reap_list))
-		queue_work(system_unbound_wq, &flow_reap_work);
+	flow_unpublish(f);
 }
 
 static void flow_free(struct flow *f)
@@ -415,8 +444,9 @@ static void flow_arm_fast(struct flow *f, s64 last, bool insert)
  * runs, the deadline lies at most a time-out and a tick past the current
  * tick, and timeq_timer_arm()'s window is the current one (the queue makes
  * room past timers still waiting to expire), so it fails only with
- * -ESHUTDOWN: a packet expired the flow meanwhile, and the reaper is
- * shutting its timer down.
+ * -ESHUTDOWN: a packet expired or evicted the flow meanwhile (an eviction
+ * claims a flow that the callback still finds fresh, idle for half the
+ * time-out), and the reaper is shutting its timer down.
  */
 static void flow_arm_slow(struct flow *f, s64 last)
 {
@@ -622,19 +652,85 @@ static void flow_refreshed(struct flow *f, s64 old, u64 now)
 	flow_arm_fast(f, now, false);
 }
 
+/* The early drop's look: at most so many buckets, and so many flows. */
+#define FLOW_EVICT_BUCKETS	64
+#define FLOW_EVICT_SAMPLE	8
+
+/*
+ * At the cap, at @now: evict the most idle of a sample of flows if it has
+ * been idle for half the time-out (see the top of the file). Under RCU.
+ */
+static bool flow_evict(u64 now)
+{
+	unsigned int i, b, buckets, seen = 0;
+	const struct bucket_table *tbl;
+	struct flow *f, *best = NULL;
+	struct rhash_head *pos;
+	s64 last, best_last = 0;
+
+	/*
+	 * Under the hook's rcu_read_lock(), as a lookup walks: every flow
+	 * reached is safe to read. During a resize a walk may miss a flow
+	 * being moved, or follow it into the new table: the sample differs,
+	 * nothing else.
+	 */
+	tbl = rht_dereference_rcu(flow_table.tbl, &flow_table);
+	b = get_random_u32_below(tbl->size);
+	/* A small table is looked at once, not round and round. */
+	buckets = min_t(unsigned int, FLOW_EVICT_BUCKETS, tbl->size);
+	for (i = 0; i < buckets && seen < FLOW_EVICT_SAMPLE; i++) {
+		/* tbl->size is a power of two. */
+		rht_for_each_entry_rcu(f, pos, tbl, (b + i) & (tbl->size - 1),
+				       node) {
+			last = atomic64_read(&f->last);
+			if (last != FLOW_DEAD && (!best || last < best_last)) {
+				best = f;
+				best_last = last;
+			}
+			if (++seen == FLOW_EVICT_SAMPLE)
+				break;
+		}
+	}
+	if (!best || now < best_last + flow_timeout_ns / 2 ||
+	    !flow_claim(best, best_last))
+		return false;
+	this_cpu_inc(flow_counters->evicted);
+	flow_unpublish(best);
+	return true;
+}
+
+/* A place for a new flow at @now: a live one under the cap, and memory. */
+static bool flow_admit(u64 now)
+{
+	bool live = atomic_add_unless(&flows_live, 1, max_flows);
+
+	/* The place an eviction makes may go to another packet first. */
+	if (!live && flow_evict(now))
+		live = atomic_add_unless(&flows_live, 1, max_flows);
+	if (!live) {
+		this_cpu_inc(flow_counters->drop_cap);
+		return false;
+	}
+	if (!atomic_add_unless(&flows_allocated, 1, 2 * max_flows)) {
+		atomic_dec(&flows_live);
+		this_cpu_inc(flow_counters->drop_reaping);
+		return false;
+	}
+	return true;
+}
+
 /* Create the flow of @key, first seen at @now, or refresh a racing twin. */
 static void flow_create(const struct flow_key *key, u64 now)
 {
 	struct flow *f, *twin;
 	s64 old;
 
-	if (!atomic_add_unless(&flows_allocated, 1, max_flows)) {
-		this_cpu_inc(flow_counters->drop_cap);
+	if (!flow_admit(now))
 		return;
-	}
 	f = kmem_cache_alloc(flow_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (!f) {
 		atomic_dec(&flows_allocated);
+		atomic_dec(&flows_live);
 		this_cpu_inc(flow_counters->drop_nomem);
 		return;
 	}
@@ -645,7 +741,6 @@ static void flow_create(const struct flow_key *key, u64 now)
 	twin = rhashtable_lookup_get_insert_fast(&flow_table, &f->node,
 						 flow_params);
 	if (!twin) {
-		atomic_inc(&flows_live);
 		this_cpu_inc(flow_counters->created);
 		if (flow_timed_mode)
 			flow_arm_fast(f, now, true);
@@ -653,6 +748,7 @@ static void flow_create(const struct flow_key *key, u64 now)
 	}
 	/* Never published: no one else saw @f. */
 	flow_free(f);
+	atomic_dec(&flows_live);
 	if (IS_ERR(twin)) {
 		this_cpu_inc(flow_counters->drop_insert);
 		return;
@@ -891,7 +987,9 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "callbacks_rearmed %llu\n", s->rearmed);
 	seq_printf(m, "callbacks_stale %llu\n", s->stale);
 	seq_printf(m, "callbacks_early %llu\n", s->early);
+	seq_printf(m, "flows_evicted %llu\n", s->evicted);
 	seq_printf(m, "drop_cap %llu\n", s->drop_cap);
+	seq_printf(m, "drop_reaping %llu\n", s->drop_reaping);
 	seq_printf(m, "drop_nomem %llu\n", s->drop_nomem);
 	seq_printf(m, "drop_insert %llu\n", s->drop_insert);
 	seq_printf(m, "drop_dying %llu\n", s->drop_dying);
@@ -938,19 +1036,21 @@ static int flow_lateness_show(struct seq_file *m, void *v)
 {
 	struct flow_stats *s = kmalloc(sizeof(*s), GFP_KERNEL);
 	unsigned int b, i, first = FLOW_HIST_BUCKETS, last = 0;
-	u64 row;
+	u64 row, total = 0;
 
 	if (!s)
 		return -ENOMEM;
 	flow_stats_sum(s);
+	/* Evictions are expiries too, but have no lateness: count the rows. */
 	for (b = 0; b < FLOW_HIST_BUCKETS; b++) {
+		total += s->late[b];
 		if (!s->late[b])
 			continue;
 		first = min(first, b / FLOW_HIST_SUBS);
 		last = b / FLOW_HIST_SUBS;
 	}
 	seq_printf(m, "lateness of %llu expiries, from the flow's last packet plus the time-out\n",
-		   s->expired);
+		   total);
 	for (b = first; b <= last; b++) {
 		row = 0;
 		for (i = 0; i < FLOW_HIST_SUBS; i++)
@@ -1012,9 +1112,9 @@ static int flow_check_params(void)
 		goto bad;
 	flow_timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	flow_gran_ns = (u64)granularity_us * NSEC_PER_USEC;
-	/* The flow counts are atomic_t: a larger cap would never be reached. */
+	/* The flow counts are atomic_t, and twice the cap must fit one. */
 	if (!flow_timeout_ns || !flow_gran_ns || !max_flows ||
-	    max_flows > INT_MAX)
+	    max_flows > INT_MAX / 2)
 		goto bad;
 	ticks = div64_u64(flow_timeout_ns, flow_gran_ns);
 	if (ticks < 1 || ticks > FLOW_MAX_TICKS)
@@ -1022,7 +1122,7 @@ static int flow_check_params(void)
 	return 0;
 
 bad:
-	pr_err("mode=timeq|gc, timeout_ms >= granularity_us / 1000, at most 2^24 ticks to a time-out, 1 <= max_flows <= 2^31 - 1\n");
+	pr_err("mode=timeq|gc, timeout_ms >= granularity_us / 1000, at most 2^24 ticks to a time-out, 1 <= max_flows <= 2^30 - 1\n");
 	return -EINVAL;
 }
 

@@ -13,6 +13,11 @@
  *    random ACTIVE seconds, then goes idle; AGAIN percent of them come
  *    back after 3 to 4 time-outs of silence for a shorter second session,
  *    from the same socket, so the same 5-tuple makes a new flow;
+ *  - with --spoof N, N more flows, a spoofer's, start first, in the first
+ *    second, and fill a table of max_flows=N; each then sends a datagram
+ *    every SPOOF_PERIOD of the time-out, so that none ever expires, until
+ *    the last of the FLOWS ends; those, the legitimate flows, start
+ *    SPOOF_LEAD seconds in, to find the table full;
  *  - an echo server, in the initial namespace, sends every datagram back,
  *    so each flow is refreshed from softirq (the request, PRE_ROUTING) and
  *    from process context (the echo, LOCAL_OUT);
@@ -26,9 +31,19 @@
  *			the generator's sessions say: a session whose own
  *			gaps stayed under the time-out (less a quarter, for
  *			delivery) must be one flow, so a flow that expired
- *			in the middle of a session would make one too many
+ *			in the middle of a session would make one too many.
+ *			A flow evicted at the cap is early by design, but
+ *			only once idle for half the time-out: each eviction
+ *			may make one more flow, at a gap of half the
+ *			time-out (less the quarter) or more
  *	drained		live 0, everything expired freed, nothing allocated
- *	no drop at the cap, unless --cap says some are expected
+ *	no drop at the cap, unless --cap says some are expected; with
+ *	--spoof, the full table took the legitimate flows: flows were
+ *	evicted, and fewer packets were dropped at the cap (or for want of
+ *	memory while the evicted wait to be freed) than the legitimate
+ *	flows sent, where with nothing evicted each of theirs and its echo
+ *	are both dropped. The spoofer's flows evicted come back and take
+ *	places too, and are dropped in turn: the drops are theirs as well
  *
  * The generator measures its own gaps, so a guest that stalls (an emulator
  * on a busy host) only widens what the checks allow, by what it measured:
@@ -99,7 +114,7 @@
 #define MS		1000000LL
 
 static struct {
-	int flows;
+	int flows, spoof;
 	double fill, active_min, active_max, again;
 	int interval_ms;
 	unsigned int seed;
@@ -115,6 +130,22 @@ static struct {
 	.flows = 3000, .fill = 15, .active_min = 8, .active_max = 25,
 	.again = 25, .interval_ms = 500, .seed = 1, .drain_s = 60,
 };
+
+/* --spoof: the spoofer's period, in time-outs, and the legitimate flows' lead. */
+#define SPOOF_PERIOD	0.7
+#define SPOOF_LEAD	2.0
+
+/* The generator's flows, legitimate and spoofed. */
+static int all_flows(void)
+{
+	return opt.flows + opt.spoof;
+}
+
+/* When the legitimate flows start, in seconds from the plan's start. */
+static double lead(void)
+{
+	return opt.spoof ? SPOOF_LEAD : 0;
+}
 
 static int64_t now_ns(void)
 {
@@ -180,6 +211,14 @@ static long long stat(const struct stats *s, const char *name)
 		if (!strcmp(s->name[i], name))
 			return s->value[i];
 	return -1;
+}
+
+/* A counter that the module did not have before some change counts none. */
+static long long count(const struct stats *s, const char *name)
+{
+	long long v = stat(s, name);
+
+	return v > 0 ? v : 0;
 }
 
 /* The counters that must agree, read twice alike (the sums are racy). */
@@ -299,7 +338,8 @@ static void print_line(const struct stats *s, double t)
 	       stat(s, "flows_expired"), stat(s, "packets"),
 	       pct(stat(s, "refresh_applied"), moved), p99,
 	       stat(s, "drop_cap") + stat(s, "drop_nomem") +
-	       stat(s, "drop_insert") + stat(s, "drop_dying"));
+	       stat(s, "drop_insert") + stat(s, "drop_dying") +
+	       count(s, "drop_reaping"));
 }
 
 /* --- rtnetlink: a veth pair across two namespaces, addresses, up --- */
@@ -415,12 +455,16 @@ struct flow {
 	int64_t start[2], end[2];
 	int64_t next;		/* the next send, or INT64_MAX when done */
 	int64_t before, after;	/* around the latest send */
+	int64_t period;		/* between sends, or 0 for INTERVAL +-50% */
+	bool spoof;		/* one of the spoofer's */
 };
 
 /* What the generator tells the parent when it is done. */
 struct result {
 	long long flows, sessions, packets, errors;
+	long long legit_packets; /* of those, of the legitimate flows */
 	long long split_risk;	/* gaps in a session near the time-out */
+	long long evict_risk;	/* others near half of it: evictable */
 	long long merge_risk;	/* gaps between sessions not well over it */
 	long long max_gap_ns;	/* the longest gap in a session */
 	long long overrun;	/* the schedule ran past its bound */
@@ -470,14 +514,14 @@ static struct flow *open_flows(void)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET,
 		.sin_port = htons(PORT) };
-	struct flow *fl = calloc(opt.flows, sizeof(*fl));
+	struct flow *fl = calloc(all_flows(), sizeof(*fl));
 	int i, rcvbuf = 1;
 
-	heap = calloc(opt.flows, sizeof(*heap));
+	heap = calloc(all_flows(), sizeof(*heap));
 	if (!fl || !heap)
 		die("calloc");
 	inet_pton(AF_INET, ADDR_HOST, &dst.sin_addr);
-	for (i = 0; i < opt.flows; i++) {
+	for (i = 0; i < all_flows(); i++) {
 		fl[i].fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (fl[i].fd < 0)
 			die("socket %d", i);
@@ -494,14 +538,14 @@ static struct flow *open_flows(void)
 static void plan(struct flow *fl, int64_t timeout, struct result *r)
 {
 	double span = opt.active_max - opt.active_min;
-	int64_t t0 = now_ns() + 200 * MS;
+	int64_t t0 = now_ns() + 200 * MS, last_end = t0;
 	int i;
 
 	rng_state = 0x9e3779b97f4a7c15ULL ^ opt.seed;
 	for (i = 0; i < opt.flows; i++) {
 		struct flow *f = &fl[i];
 
-		f->start[0] = t0 + secs(rnd() * opt.fill);
+		f->start[0] = t0 + secs(lead() + rnd() * opt.fill);
 		f->end[0] = f->start[0] + secs(opt.active_min + rnd() * span);
 		f->sessions = 1;
 		if (rnd() * 100 < opt.again) {
@@ -514,9 +558,25 @@ static void plan(struct flow *fl, int64_t timeout, struct result *r)
 		f->next = f->start[0];
 		r->sessions += f->sessions;
 		heap[i] = f;
+		if (f->end[f->sessions - 1] > last_end)
+			last_end = f->end[f->sessions - 1];
 	}
-	r->flows = opt.flows;
-	heap_n = opt.flows;
+	/* The spoofer's: one session each, as long as the others last. */
+	for (; i < all_flows(); i++) {
+		struct flow *f = &fl[i];
+
+		f->spoof = true;
+		f->period = (int64_t)(SPOOF_PERIOD * timeout);
+		f->start[0] = t0 + secs(rnd());
+		f->end[0] = last_end;
+		f->sessions = 1;
+		f->first = true;
+		f->next = f->start[0];
+		r->sessions++;
+		heap[i] = f;
+	}
+	r->flows = all_flows();
+	heap_n = all_flows();
 	for (i = heap_n / 2; i >= 0; i--)
 		heap_down(i);
 }
@@ -540,6 +600,8 @@ static void send_one(struct flow *f, int64_t timeout, struct result *r)
 		r->packets++;
 	else
 		r->errors++;
+	if (sent && !f->spoof)
+		r->legit_packets++;
 	if (f->after) {
 		if (f->first) {
 			/* The module must see a whole time-out of silence. */
@@ -552,12 +614,15 @@ static void send_one(struct flow *f, int64_t timeout, struct result *r)
 				r->max_gap_ns = gap;
 			if (gap >= timeout - margin)
 				r->split_risk++;
+			else if (gap >= timeout / 2 - margin)
+				r->evict_risk++;
 		}
 	}
 	f->before = before;
 	f->after = after;
 	f->first = false;
-	f->next = before + (int64_t)(opt.interval_ms * MS * (0.5 + rnd()));
+	f->next = before + (f->period ?: (int64_t)(opt.interval_ms * MS *
+						   (0.5 + rnd())));
 	if (f->next < f->end[f->session])
 		return;
 	if (f->session + 1 < f->sessions) {
@@ -586,17 +651,17 @@ static void generate(int to_parent, int from_parent)
 		die("the parent went away");
 	set_up("lo", "127.0.0.1");
 	set_up("ftk1", ADDR_PEER);
-	rl.rlim_cur = rl.rlim_max = opt.flows + 64;
+	rl.rlim_cur = rl.rlim_max = all_flows() + 64;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		die("setrlimit(%d files)", opt.flows + 64);
+		die("setrlimit(%d files)", all_flows() + 64);
 	fl = open_flows();
 	if (write(to_parent, "s", 1) != 1 ||
 	    read(from_parent, &timeout, sizeof(timeout)) != sizeof(timeout))
 		die("the parent went away");
 	plan(fl, timeout, &r);
 	/* Bounded: the schedule's length, and as long again if the guest is slow. */
-	deadline = now_ns() + 2 * (secs(opt.fill + opt.active_max * 1.5) +
-				   5 * timeout);
+	deadline = now_ns() + 2 * (secs(lead() + opt.fill +
+					opt.active_max * 1.5) + 5 * timeout);
 	while (heap[0]->next != INT64_MAX) {
 		t = now_ns();
 		if (t > deadline) {
@@ -846,6 +911,9 @@ static void summary(const struct stats *s, const struct result *r)
 	if (opt.inject)
 		printf("             (%d of each injected by the aid in process context)\n",
 		       opt.inject);
+	if (opt.spoof)
+		printf("             (%d of each the spoofer's: %lld packets, %lld the others')\n",
+		       opt.spoof, r->packets - r->legit_packets, r->legit_packets);
 	printf("             %lld expired (%lld of them found idle by a packet), %lld live, %lld freed\n",
 	       stat(s, "flows_expired"), stat(s, "flows_expired_by_packet"),
 	       stat(s, "flows_live"), stat(s, "flows_freed"));
@@ -875,9 +943,11 @@ static void summary(const struct stats *s, const struct result *r)
 	}
 	printf("  lateness   p50 %s, p99 %s, max %s\n", p50, p99, max);
 	print_lateness();
-	printf("  drops      %lld at the cap, %lld no memory, %lld refused by the table, %lld expiring\n",
-	       stat(s, "drop_cap"), stat(s, "drop_nomem"), stat(s, "drop_insert"),
-	       stat(s, "drop_dying"));
+	printf("  drops      %lld at the cap (%lld flows evicted there), %lld waiting to be freed,\n",
+	       stat(s, "drop_cap"), count(s, "flows_evicted"),
+	       count(s, "drop_reaping"));
+	printf("             %lld no memory, %lld refused by the table, %lld expiring\n",
+	       stat(s, "drop_nomem"), stat(s, "drop_insert"), stat(s, "drop_dying"));
 	printf("  cpu        in the hooks, a packet: median %lld ns, mean %.0f ns\n",
 	       stat(s, "hook_p50_ns") - clock,
 	       pkts > 0 ? (double)stat(s, "hook_ns") / pkts - clock : 0);
@@ -944,7 +1014,9 @@ static void window(const struct stats *s)
 static void checks(const struct stats *s, const struct result *r)
 {
 	long long created = stat(s, "flows_created"), expired = stat(s, "flows_expired");
-	long long live = stat(s, "flows_live"), lo, hi;
+	long long live = stat(s, "flows_live"), lo, hi, split;
+	long long evicted = count(s, "flows_evicted");
+	long long at_cap = stat(s, "drop_cap") + count(s, "drop_reaping");
 
 	check(r->errors == 0 && !r->overrun,
 	      "traffic: %lld packets on %lld sessions, %lld send errors%s",
@@ -965,12 +1037,15 @@ static void checks(const struct stats *s, const struct result *r)
 		      stat(s, "queue_deferred"), sum_reasons(s),
 		      stat(s, "refresh_deferred"), stat(s, "insert_deferred"));
 	lo = r->sessions - r->merge_risk;
-	hi = r->sessions + r->split_risk;
-	if (opt.cap || opt.leave)
+	/* Each eviction may split a session, at a gap of half the time-out. */
+	split = r->split_risk + (evicted < r->evict_risk ? evicted : r->evict_risk);
+	hi = r->sessions + split;
+	if (opt.cap || opt.leave || opt.spoof)
 		lo = 0;
 	check(created >= lo && created <= hi,
-	      "none early: %lld flows created for %lld sessions (%lld gaps near the time-out allow up to %lld, %lld short silences down to %lld)",
-	      created, r->sessions, r->split_risk, hi, r->merge_risk, lo);
+	      "none early: %lld flows created for %lld sessions (%lld gaps near the time-out, and of %lld near half of it as many as the %lld evictions, allow up to %lld; %lld short silences down to %lld)",
+	      created, r->sessions, r->split_risk, r->evict_risk, evicted, hi,
+	      r->merge_risk, lo);
 	if (!opt.leave)
 		check(live == 0 && stat(s, "flows_allocated") == 0 &&
 		      stat(s, "flows_freed") == expired,
@@ -982,6 +1057,10 @@ static void checks(const struct stats *s, const struct result *r)
 		      stat(s, "flows_created") > stat(s, "max_flows"),
 		      "the cap of %lld flows held them back: %lld packets let through untracked",
 		      stat(s, "max_flows"), stat(s, "drop_cap"));
+	else if (opt.spoof)
+		check(evicted > 0 && at_cap < r->legit_packets,
+		      "the spoofer's full table took new flows: %lld evicted; %lld packets of new flows dropped at the cap, fewer than the %lld the legitimate flows sent",
+		      evicted, at_cap, r->legit_packets);
 	else
 		check(stat(s, "drop_cap") == 0, "no drop at the cap: %lld",
 		      stat(s, "drop_cap"));
@@ -992,6 +1071,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: flowgen [--flows N] [--fill S] [--active MIN:MAX] [--again PCT]\n"
 		"               [--interval MS] [--seed N] [--drain S] [--leave] [--cap]\n"
+		"               [--spoof N]\n"
 		"               [--module PATH [--params A=B,C=D]] [--unload]\n"
 		"               [--load-error ERRNO] [--aid PATH [--inject N | --load-race]]\n"
 		"               [--measure-from S] [--result] [--quiet]\n");
@@ -1010,7 +1090,7 @@ static void parse(int argc, char **argv)
 		{ "measure-from", 1, NULL, 'w' }, { "quiet", 0, NULL, 'q' },
 		{ "result", 0, NULL, 'r' }, { "load-error", 1, NULL, 'e' },
 		{ "aid", 1, NULL, 'A' }, { "inject", 1, NULL, 'I' },
-		{ "load-race", 0, NULL, 'L' },
+		{ "load-race", 0, NULL, 'L' }, { "spoof", 1, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -1044,10 +1124,12 @@ static void parse(int argc, char **argv)
 		case 'A': opt.aid = optarg; break;
 		case 'I': opt.inject = atoi(optarg); break;
 		case 'L': opt.load_race = true; break;
+		case 'S': opt.spoof = atoi(optarg); break;
 		default: usage();
 		}
 	}
-	if (optind != argc || opt.flows < 1 || opt.flows > 60000 ||
+	if (optind != argc || opt.flows < 1 || opt.spoof < 0 ||
+	    opt.spoof > 60000 - opt.flows || opt.flows > 60000 ||
 	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||
 	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100 ||
 	    (opt.load_error && !opt.module) || opt.inject < 0 ||
@@ -1186,7 +1268,7 @@ int main(int argc, char **argv)
 	if (write(p2c[1], &timeout, sizeof(timeout)) != sizeof(timeout))
 		die("write to the generator");
 	printf("flowgen: %d UDP flows from %s (a network namespace of their own) to an echo\n",
-	       opt.flows, ADDR_PEER);
+	       all_flows(), ADDR_PEER);
 	printf("server on %s:%d over a veth pair, a packet every %d ms (+-50%%) while a flow\n",
 	       ADDR_HOST, PORT, opt.interval_ms);
 	printf("is active; flows idle for the time-out (%lld ms) expire\n",
@@ -1195,7 +1277,8 @@ int main(int argc, char **argv)
 		print_header();
 	t0 = now_ns();
 	next = t0 + NS;
-	bound = t0 + 2 * (secs(opt.fill + opt.active_max * 1.5) + 5 * timeout) + 30 * NS;
+	bound = t0 + 2 * (secs(lead() + opt.fill + opt.active_max * 1.5) +
+			  5 * timeout) + 30 * NS;
 	/* The traffic: echo, and print the counters every second. */
 	while (!done) {
 		struct pollfd pfd[2] = { { .fd = echo_fd, .events = POLLIN },

@@ -14,12 +14,19 @@
 #   timeq, live    stop the traffic and unload with flows live
 #   timeq, cap     max_flows=50 under 150 flows: drops counted, nothing
 #                  else changes
+#   timeq, spoof   max_flows=50 filled by a spoofer's 50 flows, each kept
+#                  alive by a packet every 0.7 time-outs, while 40 new
+#                  flows come: flows idle for half the time-out are
+#                  evicted to take them (issue 19), fewer packets are
+#                  dropped at the cap than the new flows send (without
+#                  eviction, each and its echo), and the accounting holds
 #   gc             conntrack's design, until drained (its collector may
 #                  sleep for 60 s first, as conntrack's does with an empty
 #                  table, hence --drain 90)
 #   gc, live       stop the traffic and unload with flows live
-#   max_flows      2^31 refused at load with EINVAL (the flow counts are
-#                  atomic_t: a larger cap was never reached)
+#   max_flows      2^30 refused at load with EINVAL (the flow counts are
+#                  atomic_t, and twice the cap, live and waiting to be
+#                  freed, must fit one)
 #   reinjected     timeq, and 50 packets of new flows through PRE_ROUTING
 #                  in process context, as after an NFQUEUE verdict (by
 #                  timeq_flowtrack_aid.ko, kunit/flowtrack_aid.c)
@@ -38,7 +45,8 @@
 # times a flow's mean gap between packets, and the traffic is light enough
 # that an emulated debug kernel keeps up with it (if it does not, flowgen
 # widens its checks by the gaps it measured). Every scenario is bounded
-# by flowgen itself. Prints run.sh's TAP.
+# by flowgen itself. TIMEQ_FLOWTRACK_ONLY=WORD runs only the scenarios
+# whose line holds WORD (such as --spoof). Prints run.sh's TAP.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,9 +62,10 @@ scenarios=(
 	"--params mode=timeq,timeout_ms=3000 --flows 150 --fill 5 --active 5:10 --again 25"
 	"--params mode=timeq,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
 	"--params mode=timeq,timeout_ms=3000,max_flows=50 --flows 150 --fill 3 --active 3:6 --again 25 --cap"
+	"--params mode=timeq,timeout_ms=3000,max_flows=50 --spoof 50 --flows 40 --fill 12 --active 2:4 --interval 250 --again 0"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 0.5 --active 3:6 --again 0 --drain 90"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
-	"--params mode=timeq,max_flows=2147483648 --load-error EINVAL"
+	"--params mode=timeq,max_flows=1073741824 --load-error EINVAL"
 	"--params mode=timeq,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --aid $aid --inject 50"
 	"--params mode=timeq,timeout_ms=3000 --aid $aid --load-race"
 )
@@ -64,6 +73,7 @@ args=(-k "$moddir/timeq.ko" -f "$moddir/timeq_flowtrack.ko:$ko")
 [ "$kernel" != debug ] || args+=(-f "$moddir/timeq_flowtrack_aid.ko:$aid")
 for s in "${scenarios[@]}"; do
 	[ "$kernel" = debug ] || [[ $s != *mode=gc* && $s != *--aid* ]] || continue
+	[[ $s == *"${TIMEQ_FLOWTRACK_ONLY:-}"* ]] || continue
 	args+=(-b "$flowgen $each $s")
 done
 
