@@ -664,6 +664,22 @@ static void stop_between_steps(struct kunit *test, struct timeq *q,
 }
 
 /*
+ * A slow-side insert, update or delete of a far node that is not the
+ * minimum, to a far time no earlier than the minimum, takes bucket_lock
+ * alone: tq_lock() never runs, so the budget it would reset is left as
+ * the test set it. Anything else takes every lock, and keeps @min.
+ */
+#define SENTINEL	7
+
+static bool took_every_lock(struct timeq *q)
+{
+	bool took = q->budget != SENTINEL;
+
+	q->budget = SENTINEL;
+	return took;
+}
+
+/*
  * With far work pending, a near insert (at @time, in the head or head2)
  * is applied and is the minimum (the heads were empty when the work
  * began), and the work's last step looks at both heads first; every other
@@ -687,9 +703,16 @@ static void during_far_work(struct kunit *test, struct fix *f,
 	KUNIT_EXPECT_EQ(test, f->q->pend, pend);
 	KUNIT_EXPECT_EQ(test, time_of(near), time);
 	KUNIT_EXPECT_EQ(test, time_of(far), 200);
-	tq_lock(f->q);
-	tq_finish(f->q);
-	tq_unlock(f->q);
+	/*
+	 * A slow-side insert of a far node, no earlier than the near minimum:
+	 * not under bucket_lock alone while the work is pending (tq_far_ok()),
+	 * but under every lock, the work finished first.
+	 */
+	took_every_lock(f->q);
+	KUNIT_EXPECT_EQ(test, timeq_insert(f->q, &f->n[0], 160), 0);
+	KUNIT_EXPECT_TRUE(test, took_every_lock(f->q));
+	KUNIT_EXPECT_EQ(test, f->q->pend, TQ_PEND_NONE);
+	KUNIT_EXPECT_EQ(test, timeq_delete(f->q, &f->n[0]), 0);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f->q), &near->node);
 	sound(test, f->q);
 	settle(f->q);
@@ -1101,22 +1124,6 @@ static void white_test_in_flight_delete(struct kunit *test)
 }
 
 /* --- the slow side's far exits: bucket_lock alone (tq_far_ok()) --- */
-
-/*
- * A slow-side insert, update or delete of a far node that is not the
- * minimum, to a far time no earlier than the minimum, takes bucket_lock
- * alone: tq_lock() never runs, so the budget it would reset is left as
- * the test set it. Anything else takes every lock, and keeps @min.
- */
-#define SENTINEL	7
-
-static bool took_every_lock(struct timeq *q)
-{
-	bool took = q->budget != SENTINEL;
-
-	q->budget = SENTINEL;
-	return took;
-}
 
 static void white_test_slow_far_exit(struct kunit *test)
 {
