@@ -1133,12 +1133,19 @@ static void late_behind_fn(struct timeq_timer *timer)
 {
 }
 
-static void paths_test_clock_rearm_late(struct kunit *test)
+/*
+ * A clocked queue whose expiry @blocker's callback holds: @flow, with
+ * @flow_fn, armed a tick after @blocker if @arm_flow, and the timers
+ * behind armed a tick after that. Returns once the clock has run past the
+ * window of the last of them.
+ */
+static struct late_rearm *late_start(struct kunit *test, timeq_timer_fn flow_fn,
+				     bool arm_flow)
 {
 	struct late_rearm *lr = kunit_kzalloc(test, sizeof(*lr), GFP_KERNEL);
 	unsigned long end;
 	unsigned int i;
-	u64 tick;
+	u64 tick, last;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr);
 	lr->q = timeq_create_monotonic(LATE_GRAN, LATE_HORIZON, 0, 0,
@@ -1151,33 +1158,51 @@ static void paths_test_clock_rearm_late(struct kunit *test)
 	init_completion(&lr->release);
 	init_completion(&lr->done);
 	timeq_timer_init(&lr->blocker, late_blocker_fn);
-	timeq_timer_init(&lr->flow, late_flow_fn);
+	timeq_timer_init(&lr->flow, flow_fn);
 	tick = timeq_clock_ticks(lr->q);
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->blocker, tick + 1),
 			0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->flow, tick + 2), 0);
+	if (arm_flow)
+		KUNIT_ASSERT_EQ(test,
+				timeq_timer_arm(lr->q, &lr->flow, tick + 2), 0);
+	last = tick + 2 + arm_flow;
 	for (i = 0; i < LATE_BEHIND; i++) {
 		timeq_timer_init(&lr->behind[i], late_behind_fn);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->behind[i],
-						      tick + 3), 0);
+		KUNIT_ASSERT_EQ(test,
+				timeq_timer_arm(lr->q, &lr->behind[i], last),
+				0);
 	}
 	KUNIT_ASSERT_GT(test,
 			wait_for_completion_timeout(&lr->started, 30 * HZ), 0);
 	/* The clock runs on past the window; the expiry is held. */
 	end = jiffies + 30 * HZ;
-	while (timeq_clock_ticks(lr->q) <= tick + 3 + LATE_HORIZON &&
+	while (timeq_clock_ticks(lr->q) <= last + LATE_HORIZON &&
 	       time_before(jiffies, end))
 		msleep(20);
+	return lr;
+}
+
+static void late_stop(struct late_rearm *lr)
+{
+	unsigned int i;
+
+	timeq_delete_sync(lr->q, &lr->flow);
+	timeq_delete_sync(lr->q, &lr->blocker);
+	for (i = 0; i < LATE_BEHIND; i++)
+		timeq_delete_sync(lr->q, &lr->behind[i]);
+}
+
+static void paths_test_clock_rearm_late(struct kunit *test)
+{
+	struct late_rearm *lr = late_start(test, late_flow_fn, true);
+
 	complete(&lr->release);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&lr->done, 30 * HZ),
 			0);
 	KUNIT_EXPECT_GT(test, lr->lag, (u64)LATE_HORIZON);
 	KUNIT_EXPECT_EQ(test, lr->ret, 0);
 	KUNIT_EXPECT_TRUE(test, lr->armed);
-	timeq_delete_sync(lr->q, &lr->flow);
-	timeq_delete_sync(lr->q, &lr->blocker);
-	for (i = 0; i < LATE_BEHIND; i++)
-		timeq_delete_sync(lr->q, &lr->behind[i]);
+	late_stop(lr);
 }
 
 /*
@@ -1188,37 +1213,9 @@ static void paths_test_clock_rearm_late(struct kunit *test)
  */
 static void paths_test_clock_defer_reasons(struct kunit *test)
 {
-	struct late_rearm *lr = kunit_kzalloc(test, sizeof(*lr), GFP_KERNEL);
-	unsigned long end;
-	unsigned int i;
-	u64 tick, now;
+	struct late_rearm *lr = late_start(test, late_behind_fn, false);
+	u64 now = timeq_clock_ticks(lr->q);
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr);
-	lr->q = timeq_create_monotonic(LATE_GRAN, LATE_HORIZON, 0, 0,
-				       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lr->q);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, destroy_queue, lr->q),
-			0);
-	init_completion(&lr->started);
-	init_completion(&lr->release);
-	timeq_timer_init(&lr->blocker, late_blocker_fn);
-	timeq_timer_init(&lr->flow, late_behind_fn);
-	tick = timeq_clock_ticks(lr->q);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->blocker, tick + 1),
-			0);
-	for (i = 0; i < LATE_BEHIND; i++) {
-		timeq_timer_init(&lr->behind[i], late_behind_fn);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(lr->q, &lr->behind[i],
-						      tick + 2), 0);
-	}
-	KUNIT_ASSERT_GT(test,
-			wait_for_completion_timeout(&lr->started, 30 * HZ), 0);
-	end = jiffies + 30 * HZ;
-	while (timeq_clock_ticks(lr->q) <= tick + 2 + LATE_HORIZON &&
-	       time_before(jiffies, end))
-		msleep(20);
-	now = timeq_clock_ticks(lr->q);
 	KUNIT_EXPECT_EQ(test, fast_update(lr->q, &lr->flow, now + LATE_TIMEOUT),
 			TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, deferred_for(lr->q, TIMEQ_DEFER_CLOCK), 1);
@@ -1229,10 +1226,7 @@ static void paths_test_clock_defer_reasons(struct kunit *test)
 			TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, deferred_for(lr->q, TIMEQ_DEFER_DUE), 1);
 	complete(&lr->release);
-	timeq_delete_sync(lr->q, &lr->flow);
-	timeq_delete_sync(lr->q, &lr->blocker);
-	for (i = 0; i < LATE_BEHIND; i++)
-		timeq_delete_sync(lr->q, &lr->behind[i]);
+	late_stop(lr);
 }
 
 /*
