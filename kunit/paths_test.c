@@ -101,7 +101,7 @@ static u64 deferred_for(struct timeq *q, unsigned int why)
 {
 	struct timeq_fast_stats fs;
 
-	timeq_fast_stats(q, &fs);
+	timeq_get_fast_stats(q, &fs);
 	return fs.deferred[why];
 }
 
@@ -430,7 +430,7 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.counters.fast_deferred, 2);
 	KUNIT_EXPECT_EQ(test, s.counters.fast_contended, 2);
 	/* What in-kernel users read: the same counts, the reasons summed. */
-	timeq_fast_stats(q, &fs);
+	timeq_get_fast_stats(q, &fs);
 	KUNIT_EXPECT_EQ(test, fs.applied, s.counters.fast_applied);
 	KUNIT_EXPECT_EQ(test, fs.refused, s.counters.fast_refused);
 	for (i = 0, sum = 0; i < TIMEQ_DEFER_REASONS; i++)

@@ -185,8 +185,8 @@
  * (stats.h): this_cpu_inc() takes no lock and writes a line no other CPU
  * writes. A failed trylock is counted where it fails. A hand-off is
  * counted twice, once in all and once under its reason (&enum
- * timeq_defer), which the check that refused it gives; timeq_fast_stats()
- * reads them for in-kernel users.
+ * timeq_defer), which the check that refused it gives;
+ * timeq_get_fast_stats() reads them for in-kernel users.
  *
  * Each outcome fires a tracepoint (trace/timeq.h). Disabled, a tracepoint
  * is a static branch: a no-op instruction in the path. Enabled, it

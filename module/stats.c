@@ -177,7 +177,7 @@ void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s)
 EXPORT_SYMBOL_IF_KUNIT(tq_stats_snapshot);
 
 /**
- * timeq_fast_stats - what the fast path did with a queue's updates
+ * timeq_get_fast_stats - what the fast path did with a queue's updates
  * @q:		the queue
  * @stats:	filled with the sums of every CPU's counts
  *
@@ -189,7 +189,7 @@ EXPORT_SYMBOL_IF_KUNIT(tq_stats_snapshot);
  *
  * Context: any.
  */
-void timeq_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
+void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 {
 	struct timeq_counters sum = {};
 
@@ -199,7 +199,7 @@ void timeq_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 	BUILD_BUG_ON(sizeof(stats->deferred) != sizeof(sum.fast_deferred_why));
 	memcpy(stats->deferred, sum.fast_deferred_why, sizeof(stats->deferred));
 }
-EXPORT_SYMBOL_NS_GPL(timeq_fast_stats, TIMEQ_NS);
+EXPORT_SYMBOL_NS_GPL(timeq_get_fast_stats, TIMEQ_NS);
 
 /**
  * timeq_defer_name - the name of a reason to defer

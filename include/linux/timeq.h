@@ -42,7 +42,7 @@
  *                                                         they cannot do at
  *                                                         once to the slow path
  *   timeq_tune()                any                     compute a queue's shape
- *   timeq_fast_stats(),         any                     read a queue's counts
+ *   timeq_get_fast_stats(),     any                     read a queue's counts
  *   timeq_defer_name(),                                   and size, taking no
  *   timeq_bytes()                                         lock
  *   accessors (inline)          any                     a snapshot unless the
@@ -191,8 +191,9 @@ enum timeq_defer {
  * @refused:	updates refused with an error
  * @deferred:	updates handed to the slow path, by &enum timeq_defer
  *
- * Sums over every CPU, read by timeq_fast_stats() without stopping the
- * paths: a sum taken while they run may lack the counts of that moment.
+ * Sums over every CPU, read by timeq_get_fast_stats() without stopping
+ * the paths: a sum taken while they run may lack the counts of that
+ * moment.
  */
 struct timeq_fast_stats {
 	u64	applied;
@@ -370,7 +371,7 @@ struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
 u64 timeq_clock_ticks(const struct timeq *q);
 unsigned long timeq_expire(struct timeq *q);
 
-void timeq_fast_stats(struct timeq *q, struct timeq_fast_stats *stats);
+void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats);
 const char *timeq_defer_name(unsigned int why);
 size_t timeq_bytes(const struct timeq *q);
 

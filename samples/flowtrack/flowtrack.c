@@ -112,7 +112,7 @@
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
  * (flows live, created, expired and freed; packets; refreshes applied in
  * place and handed off, and why timeq handed the queue's updates off, as
- * it counts them (timeq_fast_stats()); expiry lateness p50/p99/max;
+ * it counts them (timeq_get_fast_stats()); expiry lateness p50/p99/max;
  * drops; CPU per packet; memory per flow and of the queue), and lateness,
  * the histogram of how late flows expired.
  */
@@ -947,7 +947,7 @@ static void flow_show_deferred(struct seq_file *m)
 	unsigned int i;
 	u64 sum = 0;
 
-	timeq_fast_stats(flow_q, &fs);
+	timeq_get_fast_stats(flow_q, &fs);
 	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
 		sum += fs.deferred[i];
 	seq_printf(m, "queue_deferred %llu\n", sum);

@@ -62,7 +62,7 @@ void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s)
 	}
 }
 
-void timeq_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
+void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 {
 	struct tq_snapshot s;
 
