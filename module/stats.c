@@ -108,7 +108,10 @@ static const char *const tq_defer_names[] = {
 
 static_assert(ARRAY_SIZE(tq_defer_names) == TIMEQ_DEFER_REASONS);
 
-/* Add @c to @sum, field by field. */
+/*
+ * Add @c to @sum, field by field. Another CPU may be counting in @c
+ * (this_cpu_inc()) meanwhile: each word is read once, marked as such.
+ */
 static void tq_counters_add(struct timeq_counters *sum,
 			    const struct timeq_counters *c)
 {
@@ -117,7 +120,7 @@ static void tq_counters_add(struct timeq_counters *sum,
 	size_t i;
 
 	for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
-		to[i] += from[i];
+		to[i] += READ_ONCE(from[i]);
 }
 
 /* Add the counters of every CPU of @q to @sum. */
@@ -222,8 +225,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_defer_name, TIMEQ_NS);
  *
  * Its structure; the one block of its lists, bitmaps and counts, whose
  * size its shape gives (timeq_create()); its counters, one set for each
- * possible CPU; and a clocked queue's timer facility. Not its nodes,
- * which are the caller's, nor its file in debugfs.
+ * possible CPU; and a clocked queue's timer facility: the sizes asked of
+ * the allocators, not what they round them up to. Not its nodes, which
+ * are the caller's, nor its file in debugfs.
  *
  * Context: any.
  * Return: the bytes.
