@@ -33,10 +33,16 @@ need clang clang
 need valgrind valgrind
 need perl perl
 need sparse sparse
-# What the gates and the spin model would install themselves when they run
-# alone (make style, make lint): make check runs them side by side, where
-# two apt-get cannot run at once, so they are installed here first.
+# What the gates, the spin model, module-builds, install and docs would
+# install themselves when they run alone (make style, make lint): make
+# check runs them side by side, where two apt-get cannot run at once, so
+# they are installed here first.
 need clang-format clang-format
+need groff groff-base
+need man man-db
+need dkms dkms
+need pkg-config pkg-config
+need sphinx-build python3-sphinx
 need git git
 need ld.lld lld
 need llvm-objcopy llvm
@@ -44,7 +50,8 @@ need flex flex
 need bison bison
 need xz xz-utils
 need spin spin
-for pkg in linux-source-6.12 linux-headers-6.12-amd64; do
+for pkg in linux-source-6.12 linux-headers-amd64 linux-headers-6.12-amd64 \
+	   linux-headers-6.12-rt-amd64; do
 	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$pkg")
 done
