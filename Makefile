@@ -46,8 +46,9 @@
 #			clang-format over the first five's lines new since the
 #			kernel's .clang-format landed (tools/testing/gates)
 #   make lint		style, and kernel-doc -Wall, W=1 with sparse against
-#			Debian's 6.1, 6.12 and 6.12-rt headers, and a clang
-#			(LLVM=1) build against Debian's 6.12 headers
+#			Debian's 6.1, 6.12 and 6.12-rt headers, a clang
+#			(LLVM=1) build against Debian's 6.12 headers, and
+#			the API of older kernels used nowhere but compat.h
 #   make clean
 #
 # KDIR is the kernel build tree to build against: by default the running
@@ -142,7 +143,7 @@ bench-flowtrack:
 # Each prints TAP and installs what it needs; make check runs them too.
 STYLE := tools/testing/gates/checkpatch.sh tools/testing/gates/clang-format.sh
 LINT := $(STYLE) tools/testing/gates/kernel-doc.sh tools/testing/module-builds.sh \
-	tools/testing/gates/clang.sh
+	tools/testing/gates/clang.sh tools/testing/gates/compat.sh
 
 # Run every gate given, even after one fails; fail if any did.
 run-gates = @failed=; for gate in $(1); do echo "== $$gate"; \

@@ -282,8 +282,8 @@ static int client_start(struct client_queue *cq)
 		if (ret)
 			goto err_destroy;
 	}
-	hrtimer_init(&cq->kick, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	cq->kick.function = client_kick;
+	hrtimer_setup(&cq->kick, client_kick, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 	hrtimer_start(&cq->kick, ns_to_ktime(kick_us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
 	return 0;
@@ -332,4 +332,4 @@ module_exit(timeq_client_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("timeq: an in-kernel client with timers in flight, for teardown tests");
-MODULE_IMPORT_NS(TIMEQ);
+MODULE_IMPORT_NS(TIMEQ_NS);

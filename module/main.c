@@ -2,9 +2,9 @@
 /*
  * timeq.ko: the module around the two-head calendar queue. It exports the
  * API of include/linux/timeq.h in the TIMEQ symbol namespace
- * (MODULE_IMPORT_NS(TIMEQ) to use it), owns the workqueue that runs every
- * queue's slow path, makes its debugfs directory (stats.c), and registers
- * /dev/timeq (dev.c).
+ * (Documentation/api.rst says how to import it), owns the workqueue that
+ * runs every queue's slow path, makes its debugfs directory (stats.c), and
+ * registers /dev/timeq (dev.c).
  */
 #include <linux/module.h>
 #include <linux/workqueue.h>

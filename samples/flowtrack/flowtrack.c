@@ -1235,4 +1235,4 @@ module_exit(flow_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("timeq sample: idle time-outs of network flows, against conntrack's scan");
-MODULE_IMPORT_NS(TIMEQ);
+MODULE_IMPORT_NS(TIMEQ_NS);

@@ -9,8 +9,9 @@
 #   gate-*        the static gates (tools/testing/gates), over module/,
 #                 include/, kunit/ and samples/: checkpatch --strict, kernel-doc
 #                 -Wall, clang-format on the lines new since .clang-format
-#                 landed, and a clang (LLVM=1) build against Debian's 6.12
-#                 headers; seconds each, one TAP line a file
+#                 landed, a clang (LLVM=1) build against Debian's 6.12
+#                 headers, and no version-sensitive API outside
+#                 module/compat.h; seconds each, one TAP line a file
 #   queue-*       module/queue.c in userspace: the KUnit suite through a
 #                 stand-in, the long differential run under ASan+UBSan,
 #                 under valgrind, built for i386, and libFuzzer; and
@@ -278,6 +279,7 @@ side_by_side() {
 	fi
 	start_suite docs tools/testing/docs.sh
 	start_suite gate-kernel-doc tools/testing/gates/kernel-doc.sh
+	start_suite gate-compat tools/testing/gates/compat.sh
 }
 
 # The guests, after side_by_side's suites: what they boot is built in

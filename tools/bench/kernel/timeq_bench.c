@@ -38,7 +38,7 @@
  * Debian's stock 6.12 under qemu, emulated (TCG, no KVM here), whose
  * ratios alone mean something.
  */
-#define pr_fmt(fmt) "timeq_bench: " fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
 #include <linux/jiffies.h>
@@ -633,7 +633,7 @@ static DECLARE_COMPLETION(tb_late_done);
 
 static void tb_late_fired(struct timer_list *timer)
 {
-	struct tb_late *l = from_timer(l, timer, timer);
+	struct tb_late *l = timer_container_of(l, timer, timer);
 
 	l->late = jiffies - l->expires;
 	if (atomic_dec_and_test(&tb_late_left))
