@@ -151,14 +151,14 @@ count_suite() {
 }
 
 # start_suite [--after NAME]... NAME COMMAND...: suite, in the background,
-# nproc of them at most; finish_suites waits for those started and counts
-# them in the order they were started. --after: not before suite NAME,
-# started earlier, has ended, and skipped (one SKIP line) if it failed;
-# a NAME SUITES did not select is not waited for. For suites that install
-# nothing, share no file with each other, and bound their work by count or
-# by their own clock, not by how fast the host is. Most are one thread and
-# a guest is one or two (qemu's vCPUs, mostly waiting on its timers), so
-# on two cores two of them take little more than the time of the longer.
+# nproc of them at most, each counted once it and those started before it
+# have ended (report_ready; finish_suites waits for the rest). --after:
+# not before job NAME, started earlier, has ended, and skipped (one SKIP
+# line) if it failed; a NAME not started is not waited for. For suites
+# that install nothing, share no file with each other, and bound their
+# work by count or by their own clock, not by how fast the host is. Most
+# are one thread; a guest's two vCPUs are often idle, waiting on its
+# timers and its traffic.
 bg_names=()
 bg_pids=()
 start_suite() {
@@ -175,7 +175,7 @@ start_suite() {
 # start_job [--after NAME]... NAME COMMAND...: start_suite, whatever
 # SUITES says: for steps.
 start_job() {
-	local after=() name running waiting p a failed=
+	local after=() name running waiting p a broken=
 	while [ "$1" = --after ]; do
 		after+=("$2")
 		shift 2
@@ -196,18 +196,19 @@ start_job() {
 		# 127: none of them is left to wait for (one was killed
 		# before it wrote its status).
 		wait -n "${running[@]}" || [ $? != 127 ] || break
+		report_ready
 	done
 	for a in "${after[@]}"; do
 		for p in "${bg_names[@]}"; do
 			[ "$p" = "$a" ] && [ "$(cut -d' ' -f1 "$logs/$a.status")" != 0 ] &&
-				failed+=" $a"
+				broken+=" $a"
 		done
 	done
 	rm -f "$logs/$name.status"
 	(
 		start=$SECONDS
-		if [ -n "$failed" ]; then
-			echo "ok 1 - $name # SKIP needs$failed, which failed" >"$logs/$name.log"
+		if [ -n "$broken" ]; then
+			echo "ok 1 - $name # SKIP needs$broken, which failed" >"$logs/$name.log"
 			rc=0
 		else
 			"$@" >"$logs/$name.log" 2>&1
@@ -219,17 +220,36 @@ start_job() {
 	bg_pids+=($!)
 }
 
-finish_suites() {
+# report_ready: count the jobs that have ended, in the order they were
+# started, up to the first still running.
+bg_next=0
+report_ready() {
 	local name rc seconds
 
-	[ ${#bg_pids[@]} -eq 0 ] || wait "${bg_pids[@]}"
-	for name in "${bg_names[@]}"; do
+	while [ $bg_next -lt ${#bg_names[@]} ]; do
+		name=${bg_names[bg_next]}
+		[ -e "$logs/$name.status" ] || break
 		read -r rc seconds <"$logs/$name.status" || rc=1 seconds=0
-		rm -f "$logs/$name.status"
 		count_suite "$name" "$rc" "$seconds"
+		bg_next=$((bg_next + 1))
+	done
+}
+
+finish_suites() {
+	local name
+
+	[ ${#bg_pids[@]} -eq 0 ] || wait "${bg_pids[@]}"
+	# One killed before it wrote its status failed.
+	for name in "${bg_names[@]}"; do
+		[ -e "$logs/$name.status" ] || echo "1 0" >"$logs/$name.status"
+	done
+	report_ready
+	for name in "${bg_names[@]}"; do
+		rm -f "$logs/$name.status"
 	done
 	bg_names=()
 	bg_pids=()
+	bg_next=0
 }
 
 # as_step NAME COMMAND...: run a command that is one test by its exit
