@@ -66,9 +66,11 @@
 # SUITES (make check SUITES='kunit-uml gate-*') runs the suites it names,
 # shell globs over the names above, and what they need built first; the
 # README's "Test it" says what each needs.
-# TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing of the data structure,
-# TIMEQ_ABI_FUZZ_SECONDS (default 90) that of /dev/timeq; TIMEQ_CHECK_VM=0
-# skips the vm-* suites (quick local runs; CI runs everything).
+# TIMEQ_CHECK_JOBS (default the number of cores + 1) is how many suites
+# run at once. TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing of the
+# data structure, TIMEQ_ABI_FUZZ_SECONDS (default 90) that of /dev/timeq;
+# TIMEQ_CHECK_VM=0 skips the vm-* suites (quick local runs; CI runs
+# everything).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -151,14 +153,15 @@ count_suite() {
 }
 
 # start_suite [--after NAME]... NAME COMMAND...: suite, in the background,
-# nproc of them at most, each counted once it and those started before it
+# $max_jobs of them at most, each counted once it and those started before it
 # have ended (report_ready; finish_suites waits for the rest). --after:
 # not before job NAME, started earlier, has ended, and skipped (one SKIP
 # line) if it failed; a NAME not started is not waited for. For suites
 # that install nothing, share no file with each other, and bound their
 # work by count or by their own clock, not by how fast the host is. Most
-# are one thread; a guest's two vCPUs are often idle, waiting on its
-# timers and its traffic.
+# are one thread, and a guest's two vCPUs are often idle, waiting on its
+# timers and its traffic: one job more than the cores keeps them busy.
+max_jobs=${TIMEQ_CHECK_JOBS:-$(($(nproc) + 1))}
 bg_names=()
 bg_pids=()
 start_suite() {
@@ -192,7 +195,7 @@ start_job() {
 				[ "${bg_names[p]}" != "$a" ] || waiting=1
 			done
 		done
-		[ $waiting = 0 ] && [ ${#running[@]} -lt "$(nproc)" ] && break
+		[ $waiting = 0 ] && [ ${#running[@]} -lt "$max_jobs" ] && break
 		# 127: none of them is left to wait for (one was killed
 		# before it wrote its status).
 		wait -n "${running[@]}" || [ $? != 127 ] || break
