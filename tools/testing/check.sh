@@ -153,14 +153,15 @@ count_suite() {
 }
 
 # start_suite [--after NAME]... NAME COMMAND...: suite, in the background,
-# $max_jobs of them at most, each counted once it and those started before it
-# have ended (report_ready; finish_suites waits for the rest). --after:
-# not before job NAME, started earlier, has ended, and skipped (one SKIP
-# line) if it failed; a NAME not started is not waited for. For suites
-# that install nothing, share no file with each other, and bound their
-# work by count or by their own clock, not by how fast the host is. Most
-# are one thread, and a guest's two vCPUs are often idle, waiting on its
-# timers and its traffic: one job more than the cores keeps them busy.
+# $max_jobs of them at most, each counted once it and those started
+# before it have ended (report_ready; finish_suites waits for the rest).
+# --after: not before job NAME, started earlier, has ended, and skipped
+# (one SKIP line) if it failed; a NAME not started is not waited for.
+# For suites that install nothing, share no file with each other, and
+# bound their work by count or by their own clock, not by how fast the
+# host is. Most are one thread, and a guest's two vCPUs are often idle,
+# waiting on its timers and its traffic: one job more than the cores
+# keeps them busy.
 max_jobs=${TIMEQ_CHECK_JOBS:-$(($(nproc) + 1))}
 bg_names=()
 bg_pids=()
@@ -397,13 +398,13 @@ vm() {
 	kdir=$("$vm/build-kernel.sh" --print-dir)
 	# The flowtrack scenarios pace their traffic by the clock: the
 	# guest waits more than it computes, beside the busiest.
-	start_suite "${after[@]}" vm-flowtrack-debug tools/testing/flowtrack/vm.sh debug \
-		"$debug" "$flows/flowgen"
+	start_suite "${after[@]}" vm-flowtrack-debug \
+		tools/testing/flowtrack/vm.sh debug "$debug" "$flows/flowgen"
 	# Issue 13's hardening, in the debug kernel: allocation failure, the
 	# ABI fuzzer (64- then 32-bit), limits and isolation (no_hash_pointers
 	# lets it learn heap addresses to look for), and expiry under load.
-	# A timeout that only a hang reaches, on any host. The fuzzer's 90 s
-	# (the issue asked about 2 minutes).
+	# A timeout that only a hang reaches, on any host. The fuzzer runs
+	# 90 s (the issue asked about 2 minutes).
 	start_suite "${after[@]}" vm-hardening "$vm/run.sh" \
 		--kernel "$kdir/arch/x86/boot/bzImage" \
 		--timeout 3600 --append no_hash_pointers -k "$debug/timeq.ko" \
