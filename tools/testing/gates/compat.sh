@@ -59,11 +59,7 @@ while IFS= read -r f; do
 			grep -vE 'MODULE_IMPORT_NS\((TIMEQ_NS|TIMEQ_KUNIT_NS)\)|EXPORT_SYMBOL_NS(_GPL)?\([A-Za-z0-9_]+, *(TIMEQ_NS|TIMEQ_KUNIT_NS)\)' |
 			sed "s|^|$f:|; s|\$|  (a namespace not through TIMEQ_NS)|"
 	})
-	if [ -z "$said" ]; then
-		pass "$f: no version-sensitive API outside compat.h"
-	else
-		printf '%s\n' "$said" | note
-		fail "$f: version-sensitive API outside compat.h, above"
-	fi
+	verdict "$said" "$f: no version-sensitive API outside compat.h" \
+		"$f: version-sensitive API outside compat.h, above"
 done < <(sources "$@")
 finish

@@ -46,11 +46,7 @@ while IFS= read -r f; do
 				echo "$f:$line: $sym is exported but has no kernel-doc comment"
 		done)
 	said=$(printf '%s\n%s' "$said" "$undoc" | grep .)
-	if [ -z "$said" ]; then
-		pass "$f: kernel-doc -Wall clean"
-	else
-		printf '%s\n' "$said" | note
-		fail "$f: kernel-doc -Wall findings, above"
-	fi
+	verdict "$said" "$f: kernel-doc -Wall clean" \
+		"$f: kernel-doc -Wall findings, above"
 done < <(gate_sources "$@")
 finish

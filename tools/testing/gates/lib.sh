@@ -26,6 +26,8 @@
 #                      runs it, over files relative to $top: one finding a
 #                      line, "file:line: TYPE:NAME: message"
 #   pass/fail/skip     one TAP line each; note: stdin as TAP comments;
+#   verdict S OK BAD   pass OK when the findings S are empty, else S as
+#                      notes and fail BAD;
 #   finish             the plan line, and the exit status
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -57,6 +59,15 @@ skip() {
 
 note() {
 	sed 's/^/# /'
+}
+
+verdict() {
+	if [ -z "$1" ]; then
+		pass "$2"
+	else
+		printf '%s\n' "$1" | note
+		fail "$3"
+	fi
 }
 
 finish() {
