@@ -12,7 +12,8 @@
 # and prints what they print as they print it. Exit status 0 only if the
 # programs' own checks held (every timer fired once, none early; every
 # flow expired exactly once, none early) and the kernel said nothing
-# wrong. Logs: build/run/.
+# wrong. Logs: build/run/. TIMEQ_VM_TIMEOUT (default 400) is the guest's
+# timeout, in seconds.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,7 +64,7 @@ echo
 	-b "$out/flowgen --flows 3000 --fill 12 --active 6:20 --again 25 --interval 500" \
 	-b "$out/timeqctl sim --size 10000 --ops 20000 --stats" \
 	-b "$out/timeqctl stats" \
-	--timeout 400 --verbose --log "$out/console.log" 2>&1 >"$out/checks.log" |
+	--timeout "${TIMEQ_VM_TIMEOUT:-400}" --verbose --log "$out/console.log" 2>&1 >"$out/checks.log" |
 	awk '
 		/TIMEQ-VM: run / { sub(/.*TIMEQ-VM: run /, ""); sub(/\r$/, "");
 				   on = 1; print "$ " $0; fflush(); next }

@@ -163,6 +163,9 @@ count_suite() {
 # waiting on its timers and its traffic: one job more than the cores
 # keeps them busy.
 max_jobs=${TIMEQ_CHECK_JOBS:-$(($(nproc) + 1))}
+# The guests run beside other jobs, on hosts of any speed: each gets a
+# timeout that only a hang reaches (run.sh's, and make run's).
+export TIMEQ_VM_TIMEOUT=${TIMEQ_VM_TIMEOUT:-3600}
 bg_names=()
 bg_pids=()
 start_suite() {
@@ -393,7 +396,6 @@ vm() {
 	local fuzz=${TIMEQ_ABI_FUZZ_SECONDS:-90} more
 	local after=(--after vm-build) stock_after=(--after vm-build)
 
-	[ $vmdeps = 1 ] || return 0
 	! want module-builds || stock_after+=(--after module-builds)
 	kdir=$("$vm/build-kernel.sh" --print-dir)
 	# The flowtrack scenarios pace their traffic by the clock: the
@@ -403,11 +405,10 @@ vm() {
 	# Issue 13's hardening, in the debug kernel: allocation failure, the
 	# ABI fuzzer (64- then 32-bit), limits and isolation (no_hash_pointers
 	# lets it learn heap addresses to look for), and expiry under load.
-	# A timeout that only a hang reaches, on any host. The fuzzer runs
-	# 90 s (the issue asked about 2 minutes).
+	# The fuzzer runs 90 s (the issue asked about 2 minutes).
 	start_suite "${after[@]}" vm-hardening "$vm/run.sh" \
 		--kernel "$kdir/arch/x86/boot/bzImage" \
-		--timeout 3600 --append no_hash_pointers -k "$debug/timeq.ko" \
+		--append no_hash_pointers -k "$debug/timeq.ko" \
 		-b "$st/timeq_enomem" -b "$st/timeq_isolation" \
 		-b "$st/timeq_expiry" \
 		-b "$st/timeq_fuzz --seconds $((fuzz * 5 / 6))" \
@@ -421,7 +422,7 @@ vm() {
 	# that; the summary line of that scan is not a report of ours.
 	TIMEQ_VM_IGNORE='kmemleak: [0-9]+ new suspected memory leaks' \
 	start_suite "${after[@]}" vm-teardown "$vm/run.sh" \
-		--kernel "$kdir/arch/x86/boot/bzImage" --timeout 3600 \
+		--kernel "$kdir/arch/x86/boot/bzImage" \
 		-f "$debug/timeq.ko:/lib/modules/timeq/timeq.ko" \
 		-f "$debug/timeq_client.ko:/lib/modules/timeq/timeq_client.ko" \
 		-b "$st/timeq_teardown"
@@ -516,7 +517,7 @@ vm_kcsan() {
 	kdir=$("$vm/build-kernel.sh" --config kcsan --print-dir)
 	start_suite --after vm-kcsan-build vm-kcsan "$vm/run.sh" \
 		--kernel "$kdir/arch/x86/boot/bzImage" \
-		--timeout 3600 --append "kunit.filter=speed>very_slow" \
+		--append "kunit.filter=speed>very_slow" \
 		--append "kunit.filter_action=skip kcsan.skip_watch=2000" \
 		--append "kcsan.udelay_task=160 kcsan.udelay_interrupt=40" \
 		-k "$mods/timeq.ko" -k "$mods/timeq_test.ko" \
