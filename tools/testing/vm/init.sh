@@ -38,10 +38,21 @@ mark() {
 	echo "$*" >/dev/kmsg 2>/dev/null || echo "$*"
 }
 
+# announce LINE: a marker of the init's own progress (its start, the
+# kmemleak scan, its end), written twice: through mark(), where nothing can
+# cut it but PREEMPT_RT prints it late, from its printing thread, and echoed,
+# which prints at once but can have a late record land inside it, as the
+# step results of 6.12-rt land in the line after them. run.sh takes either
+# copy, from anywhere in a line.
+announce() {
+	mark "$*"
+	echo "$*"
+}
+
 TIMEQ_MODULES='' TIMEQ_TESTS='' TIMEQ_RMMOD=1 TIMEQ_KMEMLEAK=1 TIMEQ_TEST_TIMEOUT=0 TIMEQ_HANG=0
 [ -r /etc/timeq-vm.conf ] && . /etc/timeq-vm.conf
 
-echo "TIMEQ-VM-START release=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$(cut -d' ' -f1 /proc/uptime)"
+announce "TIMEQ-VM-START release=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) uptime=$(cut -d' ' -f1 /proc/uptime)"
 
 loaded=
 while read -r ko args; do
@@ -110,14 +121,13 @@ if [ "$TIMEQ_KMEMLEAK" = 1 ] && [ -e /sys/kernel/debug/kmemleak ]; then
 	wait_cs=$((t_end + 550 - $(uptime_cs)))
 	[ $wait_cs -gt 0 ] && usleep $((wait_cs * 10000))
 	echo scan > /sys/kernel/debug/kmemleak
-	echo "TIMEQ-VM-KMEMLEAK-BEGIN"
+	announce "TIMEQ-VM-KMEMLEAK-RAN"
 	cat /sys/kernel/debug/kmemleak
-	echo "TIMEQ-VM-KMEMLEAK-END"
 else
-	echo "TIMEQ-VM-KMEMLEAK-UNAVAILABLE"
+	announce "TIMEQ-VM-KMEMLEAK-UNAVAILABLE"
 fi
 
-echo "TIMEQ-VM-DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
+announce "TIMEQ-VM-DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
 usleep 300000	# let the serial line drain the marker before the reset
 reboot -f
 # reboot -f does not return; should it, do not let init exit quietly.

@@ -259,15 +259,16 @@ END {
 	}
 	kcstats = ""
 	booted = 0; started = 0; done = 0; kmstate = ""
-	nsuite = 0; in_kmem = 0
+	nsuite = 0
 	for (i = 1; i <= n; i++) {
 		l = kline[i]
 		if (l ~ /Linux version [0-9]/) booted = 1
-		if (l ~ /^TIMEQ-VM-START/) started = 1
-		if (l ~ /^TIMEQ-VM-DONE/) done = 1
-		if (l ~ /^TIMEQ-VM-KMEMLEAK-BEGIN/) { kmstate = "ran"; in_kmem = 1 }
-		if (l ~ /^TIMEQ-VM-KMEMLEAK-END/) in_kmem = 0
-		if (l ~ /^TIMEQ-VM-KMEMLEAK-UNAVAILABLE/) kmstate = "unavailable"
+		# The markers of the init, each written twice (announce() in init.sh):
+		# take either copy, from anywhere in a line.
+		if (index(l, "TIMEQ-VM-START ")) started = 1
+		if (index(l, "TIMEQ-VM-DONE ")) done = 1
+		if (index(l, "TIMEQ-VM-KMEMLEAK-RAN")) kmstate = "ran"
+		if (index(l, "TIMEQ-VM-KMEMLEAK-UNAVAILABLE") && kmstate == "") kmstate = "unavailable"
 		if (l ~ /^TIMEQ-VM-KCSAN-BEGIN/) in_kcstats = 1
 		else if (l ~ /^TIMEQ-VM-KCSAN-END/) in_kcstats = 0
 		else if (in_kcstats && l ~ /^(enabled|setup_watchpoints|data_races|races_unknown_origin|no_capacity): [0-9]+$/)
@@ -468,7 +469,7 @@ t0=$(date +%s.%N)
 boots=1
 boot
 while [ $rc != 124 ] && [ $rc != 137 ] && [ $boots -lt 3 ] &&
-      ! grep -q '^TIMEQ-VM-START' "$log"; do
+      ! grep -q 'TIMEQ-VM-START ' "$log"; do
 	mv "$log" "$log.boot$boots"
 	echo "# boot $boots died before its init started (log: $log.boot$boots): booted again"
 	boots=$((boots + 1))

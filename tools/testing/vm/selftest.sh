@@ -18,6 +18,8 @@
 #   kmemleak    leak=1             FAIL              not ok - kmemleak clean
 #   kunit       kunit_fail=1       FAIL              not ok - kunit vmcheck.vmcheck_planted
 #   hang        hang=1             FAIL (timeout)    not ok - guest finished
+#   interleaved the clean log, its PASS              the clean log's checks,
+#               init's markers cut (run.sh --scan)   each with its verdict
 #   kcsan-clean (none), KCSAN      PASS              ok - no KCSAN report
 #                                                    (not skipped: KCSAN on)
 #   kcsan       race=1, KCSAN      FAIL              not ok - no KCSAN report
@@ -35,6 +37,11 @@
 # out-of-bounds read's function, the leaked object's size: its 1234 bytes
 # come from kmalloc-2k, and the planted KUnit case), so that a detector
 # fired by another plant's report does not pass.
+#
+# interleaved proves that the init's markers (start, kmemleak, end) are
+# found however the console mixes the two ways it writes them: each echoed
+# copy with a kernel record landed inside it, each record's copy at the end
+# of the line before it, as PREEMPT_RT prints records late.
 #
 # kcsan's log must hold the plant's report ("BUG: KCSAN: data-race in" the
 # two vmcheck_race_* threads). kcsan-core and kcsan-irq prove the other
@@ -83,7 +90,7 @@ build_vmcheck() {
 
 mkdir -p "$CACHE/logs"
 # Each kernel is built (if need be) only when a case of it is to run.
-for c in clean warn lockdep kasan kmemleak kunit hang; do
+for c in clean warn lockdep kasan kmemleak kunit hang interleaved; do
 	wanted $c || continue
 	kdir=$("$here/build-kernel.sh" | tail -n1)
 	build_vmcheck "$kdir" "$CACHE/selftest-build"
@@ -132,6 +139,33 @@ check() {
 		else
 			report 0 "$name: run.sh fails with 'not ok - $want'" "$(echo "exit status $rc"; grep '^not ok' "$tap"; tail -n 3 "$tap.err"; echo "log: $log")"
 		fi
+	fi
+}
+
+# interleaved: the clean boot's log with the init's markers cut, scanned.
+interleaved() {
+	wanted interleaved || return 0
+	local log=$CACHE/logs/selftest-clean.log cut=$CACHE/logs/selftest-interleaved.log
+	local what="interleaved: the clean log with its markers cut gives the same checks" rc=0
+	local marker='TIMEQ-VM-(START|DONE|KMEMLEAK)'
+
+	[ -s "$log" ] || { report 0 "$what" "no clean log $log: run the clean case first"; return 0; }
+	awk -v m="$marker" '
+		NR == 1 { k = "^\\[ *[0-9]+\\.[0-9]+\\] " m; m = "^" m }
+		{ sub(/\r$/, "") }
+		$0 ~ k && NR > 1 { prev = prev $0; next }
+		NR > 1 { print prev }
+		$0 ~ m { print substr($0, 1, 12) "[   99.000000] a record landed here"; $0 = substr($0, 13) }
+		{ prev = $0 }
+		END { print prev }' "$log" > "$cut"
+	"$here/run.sh" --scan "$log" | grep -E '^(not )?ok ' > "$cut.want" || true
+	"$here/run.sh" --scan "$cut" > "$cut.tap" 2>&1 || rc=$?
+	if [ $rc = 0 ] && [ "$(grep -c '^ok ' "$cut.want")" -ge 10 ] &&
+	   [ "$(grep -cE "^$marker" "$cut")" = 0 ] &&
+	   grep -E '^(not )?ok ' "$cut.tap" | cmp -s - "$cut.want"; then
+		report 1 "$what ($(wc -l < "$cut.want") checks)"
+	else
+		report 0 "$what" "$(echo "run.sh --scan exit $rc"; grep -E '^(not )?ok ' "$cut.tap" | diff "$cut.want" - | head; echo "log: $cut")"
 	fi
 }
 
@@ -220,6 +254,7 @@ kcsan_cases() {
 
 echo "TAP version 13"
 check clean    pass '^ok [0-9]+ - kunit vmcheck.vmcheck_planted$' -- -k "$ko"
+interleaved
 planted \
 	warn     'no WARNING'                    'WARNING: .* vmcheck_init' \
 	lockdep  'no lockdep report'             '\(vmcheck_lock_[ab]\)' \
