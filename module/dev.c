@@ -211,18 +211,20 @@ struct timeq_elem {
 };
 
 /**
- * struct timeq_cmd - how the ioctl reads the structure of a command
- * @size:	the size of the structure this kernel knows
- * @min_size:	the size of its first version
+ * struct timeq_ioctl_op - a command of the ioctl
+ * @size:	the size of its structure as this kernel knows it
+ * @min_size:	the size of the structure's first version
+ * @ioctl_num:	the command's number, as userspace passes it
  * @configured:	refused with EBADFD until the file is configured
- * @fn:		the command; its structure has been read whole
+ * @execute:	the command; its structure has been read whole
  */
-struct timeq_cmd {
-	size_t size;
-	size_t min_size;
+struct timeq_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int ioctl_num;
 	bool configured;
-	long (*fn)(struct timeq_file *f, void *arg, void __user *uarg,
-		   u32 usize);
+	long (*execute)(struct timeq_file *f, void *arg, void __user *uarg,
+			u32 usize);
 };
 
 static struct kmem_cache *timeq_elem_cache;
@@ -509,16 +511,16 @@ static int dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
  * before anything more is read, then the rest, the way
  * include/uapi/linux/timeq.h says.
  */
-static int dev_copy_in(void *karg, const struct timeq_cmd *cmd,
+static int dev_copy_in(void *karg, const struct timeq_ioctl_op *op,
 		       void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
 		return -EFAULT;
 	if (*usize > TQ_SIZE_MAX)
 		return -E2BIG;
-	if (*usize < cmd->min_size)
+	if (*usize < op->min_size)
 		return -EINVAL;
-	return copy_struct_from_user(karg, cmd->size, uarg, *usize);
+	return copy_struct_from_user(karg, op->size, uarg, *usize);
 }
 
 /*
@@ -596,27 +598,91 @@ err_user:
 	return ret;
 }
 
+/*
+ * One operation, run the same way by its own command and as an entry of
+ * TIMEQ_BATCH: dev_op_prepare() checks it and prepares everything that
+ * can fail (an insert's handle is then in @op), returning its errno or 0;
+ * dev_op_apply() applies a prepared operation and cannot fail;
+ * dev_op_abort() drops one instead.
+ */
+static int dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
+			  struct timeq_elem **elem)
+{
+	int ret;
+
+	if (op->result)
+		return -EINVAL;
+	switch (op->op) {
+	case TIMEQ_OP_INSERT:
+		if (op->handle)
+			return -EINVAL;
+		ret = dev_insert_prepare(f, &op->time, op->cookie, elem);
+		if (!ret)
+			op->handle = dev_handle(*elem);
+		return ret;
+	case TIMEQ_OP_DELETE:
+		if (op->time || op->cookie)
+			return -EINVAL;
+		*elem = dev_lookup(f, op->handle);
+		return *elem ? 0 : -ENOENT;
+	case TIMEQ_OP_UPDATE:
+		if (op->cookie)
+			return -EINVAL;
+		return dev_update_prepare(f, op->handle, &op->time, elem);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static void dev_op_apply(struct timeq_file *f, const struct timeq_op *op,
+			 struct timeq_elem *elem)
+{
+	switch (op->op) {
+	case TIMEQ_OP_INSERT:
+		dev_insert_apply(f, elem, op->time);
+		break;
+	case TIMEQ_OP_DELETE:
+		dev_delete_apply(f, elem);
+		break;
+	case TIMEQ_OP_UPDATE:
+		dev_update_apply(f, elem, op->time);
+		break;
+	}
+}
+
+static void dev_op_abort(struct timeq_file *f, const struct timeq_op *op,
+			 struct timeq_elem *elem)
+{
+	if (op->op == TIMEQ_OP_INSERT)
+		dev_insert_abort(f, elem);
+}
+
 static long dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
 		       u32 usize)
 {
 	struct timeq_insert *arg = karg;
+	struct timeq_op op = {
+		.op = TIMEQ_OP_INSERT,
+		.handle = arg->handle,
+		.time = arg->time,
+		.cookie = arg->cookie,
+	};
 	struct timeq_elem *elem;
-	u64 time = arg->time;
 	int ret;
 
-	if (arg->__reserved || arg->handle)
+	if (arg->__reserved)
 		return -EINVAL;
-	ret = dev_insert_prepare(f, &time, arg->cookie, &elem);
+	ret = dev_op_prepare(f, &op, &elem);
 	if (ret)
 		return ret;
-	arg->handle = dev_handle(elem);
+	arg->handle = op.handle;
 	ret = dev_copy_out(uarg, arg, offsetof(struct timeq_insert, handle),
 			   sizeof(*arg), usize);
 	if (ret) {
-		dev_insert_abort(f, elem);
+		dev_op_abort(f, &op, elem);
 		return ret;
 	}
-	dev_insert_apply(f, elem, time);
+	dev_op_apply(f, &op, elem);
 	return 0;
 }
 
@@ -624,14 +690,16 @@ static long dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
 		       u32 usize)
 {
 	struct timeq_delete *arg = karg;
+	struct timeq_op op = { .op = TIMEQ_OP_DELETE, .handle = arg->handle };
 	struct timeq_elem *elem;
+	int ret;
 
 	if (arg->__reserved)
 		return -EINVAL;
-	elem = dev_lookup(f, arg->handle);
-	if (!elem)
-		return -ENOENT;
-	dev_delete_apply(f, elem);
+	ret = dev_op_prepare(f, &op, &elem);
+	if (ret)
+		return ret;
+	dev_op_apply(f, &op, elem);
 	return 0;
 }
 
@@ -639,16 +707,20 @@ static long dev_update(struct timeq_file *f, void *karg, void __user *uarg,
 		       u32 usize)
 {
 	struct timeq_update *arg = karg;
+	struct timeq_op op = {
+		.op = TIMEQ_OP_UPDATE,
+		.handle = arg->handle,
+		.time = arg->time,
+	};
 	struct timeq_elem *elem;
-	u64 time = arg->time;
 	int ret;
 
 	if (arg->__reserved)
 		return -EINVAL;
-	ret = dev_update_prepare(f, arg->handle, &time, &elem);
+	ret = dev_op_prepare(f, &op, &elem);
 	if (ret)
 		return ret;
-	dev_update_apply(f, elem, time);
+	dev_op_apply(f, &op, elem);
 	return 0;
 }
 
@@ -776,36 +848,6 @@ static long dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
 			    sizeof(*arg), usize);
 }
 
-/* Check and prepare one operation of a batch; its errno, or 0. */
-static int dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
-			  struct timeq_elem **elem)
-{
-	int ret;
-
-	if (op->result)
-		return -EINVAL;
-	switch (op->op) {
-	case TIMEQ_OP_INSERT:
-		if (op->handle)
-			return -EINVAL;
-		ret = dev_insert_prepare(f, &op->time, op->cookie, elem);
-		if (!ret)
-			op->handle = dev_handle(*elem);
-		return ret;
-	case TIMEQ_OP_DELETE:
-		if (op->time || op->cookie)
-			return -EINVAL;
-		*elem = dev_lookup(f, op->handle);
-		return *elem ? 0 : -ENOENT;
-	case TIMEQ_OP_UPDATE:
-		if (op->cookie)
-			return -EINVAL;
-		return dev_update_prepare(f, op->handle, &op->time, elem);
-	default:
-		return -EOPNOTSUPP;
-	}
-}
-
 /*
  * Write an operation's result, and an insert's handle, into its entry:
  * the out fields only, so that no input is written back.
@@ -846,23 +888,13 @@ static long dev_batch(struct timeq_file *f, void *karg, void __user *uarg,
 			ret = dev_op_prepare(f, &op, &elem);
 		op.result = ret;
 		if (dev_op_out(uop, &op)) {
-			if (!ret && op.op == TIMEQ_OP_INSERT)
-				dev_insert_abort(f, elem);
+			if (!ret)
+				dev_op_abort(f, &op, elem);
 			goto fault;
 		}
 		if (ret)
 			return i;
-		switch (op.op) {
-		case TIMEQ_OP_INSERT:
-			dev_insert_apply(f, elem, op.time);
-			break;
-		case TIMEQ_OP_DELETE:
-			dev_delete_apply(f, elem);
-			break;
-		case TIMEQ_OP_UPDATE:
-			dev_update_apply(f, elem, op.time);
-			break;
-		}
+		dev_op_apply(f, &op, elem);
 		cond_resched();
 	}
 	return i;
@@ -872,62 +904,90 @@ fault:
 	return i ? i : -EFAULT;
 }
 
-#define TQ_CMD(_nr, _fn, _size, _configured)				\
-	[TIMEQ_CMD_##_nr - TIMEQ_CMD_CONFIGURE] = {			\
-		.size = _size,						\
-		.min_size = TIMEQ_##_nr##_SIZE_VER0,			\
+/* Every command's structure, large enough for the largest. */
+union timeq_ucmd_buffer {
+	struct timeq_configure	configure;
+	struct timeq_insert	insert;
+	struct timeq_delete	delete;
+	struct timeq_update	update;
+	struct timeq_element	element;
+	struct timeq_advance	advance;
+	struct timeq_stats	stats;
+	struct timeq_batch	batch;
+};
+
+/*
+ * An entry of the table: the command TIMEQ_@_name runs @_fn on a @_struct,
+ * whose first version ends with @_last; the build fails if the union above
+ * cannot hold @_struct.
+ */
+#define IOCTL_OP(_name, _fn, _struct, _last, _configured)		\
+	[TIMEQ_CMD_##_name - TIMEQ_CMD_CONFIGURE] = {			\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(union timeq_ucmd_buffer) < \
+					  sizeof(_struct)),		\
+		.min_size = offsetofend(_struct, _last),		\
+		.ioctl_num = TIMEQ_##_name,				\
 		.configured = _configured,				\
-		.fn = _fn,						\
+		.execute = _fn,						\
 	}
 
-/* TIMEQ_MIN and TIMEQ_DELETE_MIN share struct timeq_element. */
-#define TIMEQ_MIN_SIZE_VER0		TIMEQ_ELEMENT_SIZE_VER0
-#define TIMEQ_DELETE_MIN_SIZE_VER0	TIMEQ_ELEMENT_SIZE_VER0
-
-static const struct timeq_cmd timeq_cmds[] = {
-	TQ_CMD(CONFIGURE, dev_configure, sizeof(struct timeq_configure), false),
-	TQ_CMD(INSERT, dev_insert, sizeof(struct timeq_insert), true),
-	TQ_CMD(DELETE, dev_delete, sizeof(struct timeq_delete), true),
-	TQ_CMD(UPDATE, dev_update, sizeof(struct timeq_update), true),
-	TQ_CMD(MIN, dev_min, sizeof(struct timeq_element), true),
-	TQ_CMD(DELETE_MIN, dev_delete_min, sizeof(struct timeq_element), true),
-	TQ_CMD(ADVANCE, dev_advance, sizeof(struct timeq_advance), true),
-	TQ_CMD(STATS, dev_stats, sizeof(struct timeq_stats), false),
-	TQ_CMD(BATCH, dev_batch, sizeof(struct timeq_batch), true),
+static const struct timeq_ioctl_op timeq_ioctl_ops[] = {
+	IOCTL_OP(CONFIGURE, dev_configure, struct timeq_configure, event_size,
+		 false),
+	IOCTL_OP(INSERT, dev_insert, struct timeq_insert, handle, true),
+	IOCTL_OP(DELETE, dev_delete, struct timeq_delete, handle, true),
+	IOCTL_OP(UPDATE, dev_update, struct timeq_update, time, true),
+	IOCTL_OP(MIN, dev_min, struct timeq_element, cookie, true),
+	IOCTL_OP(DELETE_MIN, dev_delete_min, struct timeq_element, cookie,
+		 true),
+	IOCTL_OP(ADVANCE, dev_advance, struct timeq_advance, time, true),
+	IOCTL_OP(STATS, dev_stats, struct timeq_stats, expired, false),
+	IOCTL_OP(BATCH, dev_batch, struct timeq_batch, __reserved, true),
 };
+
+/* The first versions the table derives are the sizes the uapi promises. */
+static_assert(offsetofend(struct timeq_configure, event_size) ==
+	      TIMEQ_CONFIGURE_SIZE_VER0);
+static_assert(offsetofend(struct timeq_insert, handle) ==
+	      TIMEQ_INSERT_SIZE_VER0);
+static_assert(offsetofend(struct timeq_delete, handle) ==
+	      TIMEQ_DELETE_SIZE_VER0);
+static_assert(offsetofend(struct timeq_update, time) == TIMEQ_UPDATE_SIZE_VER0);
+static_assert(offsetofend(struct timeq_element, cookie) ==
+	      TIMEQ_ELEMENT_SIZE_VER0);
+static_assert(offsetofend(struct timeq_advance, time) ==
+	      TIMEQ_ADVANCE_SIZE_VER0);
+static_assert(offsetofend(struct timeq_stats, expired) ==
+	      TIMEQ_STATS_SIZE_VER0);
+static_assert(offsetofend(struct timeq_batch, __reserved) ==
+	      TIMEQ_BATCH_SIZE_VER0);
 
 static long dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	union {
-		struct timeq_configure	configure;
-		struct timeq_insert	insert;
-		struct timeq_delete	delete;
-		struct timeq_update	update;
-		struct timeq_element	element;
-		struct timeq_advance	advance;
-		struct timeq_stats	stats;
-		struct timeq_batch	batch;
-	} karg;
 	struct timeq_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	const struct timeq_cmd *op;
+	const struct timeq_ioctl_op *op;
+	union timeq_ucmd_buffer buf;
 	unsigned int nr = _IOC_NR(cmd);
 	u32 usize;
 	long ret;
 
-	if (cmd != _IO(TIMEQ_TYPE, nr) || nr < TIMEQ_CMD_CONFIGURE ||
-	    nr - TIMEQ_CMD_CONFIGURE >= ARRAY_SIZE(timeq_cmds))
+	if (nr < TIMEQ_CMD_CONFIGURE ||
+	    nr - TIMEQ_CMD_CONFIGURE >= ARRAY_SIZE(timeq_ioctl_ops))
 		return -ENOTTY;
-	op = &timeq_cmds[array_index_nospec(nr - TIMEQ_CMD_CONFIGURE,
-					    ARRAY_SIZE(timeq_cmds))];
-	ret = dev_copy_in(&karg, op, uarg, &usize);
+	op = &timeq_ioctl_ops[array_index_nospec(nr - TIMEQ_CMD_CONFIGURE,
+						 ARRAY_SIZE(timeq_ioctl_ops))];
+	if (op->ioctl_num != cmd)
+		return -ENOTTY;
+	ret = dev_copy_in(&buf, op, uarg, &usize);
 	if (ret)
 		return ret;
 	mutex_lock(&f->mutex);
 	if (op->configured && !f->q)
 		ret = -EBADFD;
 	else
-		ret = op->fn(f, &karg, uarg, usize);
+		ret = op->execute(f, &buf, uarg, usize);
 	mutex_unlock(&f->mutex);
 	return ret;
 }
