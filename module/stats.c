@@ -108,6 +108,12 @@ static const char *const tq_defer_names[] = {
 
 static_assert(ARRAY_SIZE(tq_defer_names) == TIMEQ_DEFER_REASONS);
 
+/* Each counter but the two arrays has a name: one added without fails. */
+static_assert(ARRAY_SIZE(tq_counter_names) * sizeof(u64) ==
+	      sizeof(struct timeq_counters) -
+		      sizeof_field(struct timeq_counters, fast_deferred_why) -
+		      sizeof_field(struct timeq_counters, lateness));
+
 /*
  * Add @c to @sum, field by field. Another CPU may be counting in @c
  * (this_cpu_inc()) meanwhile: each word is read once, marked as such.
