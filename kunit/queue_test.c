@@ -112,17 +112,17 @@ static void queue_test_create_shapes(struct kunit *test)
 	 * wider than the count or a square calendar.
 	 */
 	for (n = 1; n <= 1 << 24; n <<= 3) {
-		err = timeq_choose_shape(h, n, 1 << 19, &ds, &bs);
+		err = timeq_tune_shape(h, n, 1 << 19, &ds, &bs);
 		cap = max(10, order_base_2(n));
 		KUNIT_ASSERT_EQ(test, err, 0);
 		KUNIT_EXPECT_EQ(test, ds + bs, 20);
 		KUNIT_EXPECT_LE(test, ds, cap);
 	}
-	err = timeq_choose_shape(0, 1, 1, &ds, &bs);
-	KUNIT_EXPECT_EQ(test, err, -EINVAL);
-	err = timeq_choose_shape(top + 1, 1, 1, &ds, &bs);
-	KUNIT_EXPECT_EQ(test, err, -EINVAL);
-	err = timeq_choose_shape(top, 1, 1, &ds, &bs);
+	err = timeq_tune_shape(0, 1, 1, &ds, &bs);
+	KUNIT_EXPECT_EQ(test, err, -1);
+	err = timeq_tune_shape(top + 1, 1, 1, &ds, &bs);
+	KUNIT_EXPECT_EQ(test, err, -1);
+	err = timeq_tune_shape(top, 1, 1, &ds, &bs);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, ds, 20);
 	KUNIT_EXPECT_EQ(test, bs, 20);

@@ -628,47 +628,6 @@ static void tq_kick(struct irq_work *kick)
 }
 
 /**
- * timeq_tune - the bucket width and count for an expected load
- * @horizon:	the window the queue will be created with, 1 to 2^40
- * @count:	the number of elements the queue is expected to hold, or 0
- *		if unknown
- * @mean_jump:	the mean distance from the clock to a new time, in ticks,
- *		or 0 if unknown
- * @delta:	set to the bucket width to pass to timeq_create()
- * @nbuckets:	set to the number of buckets to pass to timeq_create()
- *
- * The rule of Erickson, Ladner and LaMarca with timeq's measured costs
- * (timeq_tune_shape() in module/tune.h says how it chooses; timeqctl tune
- * prints its choice): the buckets hold about a hundred elements each, as
- * far as a memory bound of O(@count + sqrt(@horizon)) allows, and
- * @delta * @nbuckets + 1 covers @horizon. With @count and @mean_jump 0 it
- * is the choice timeq_create() makes when given no delta and no
- * nbuckets. A queue created with the values it returns::
- *
- *	timeq_tune(horizon, 10000, horizon / 2, &delta, &nbuckets);
- *	q = timeq_create(0, horizon, delta, nbuckets, GFP_KERNEL);
- *
- * Context: any; integer arithmetic only.
- * Return: 0, or -EINVAL if @horizon is out of range (then @delta and
- * @nbuckets are unchanged).
- */
-int timeq_tune(u64 horizon, u64 count, u64 mean_jump, unsigned int *delta,
-	       unsigned int *nbuckets)
-{
-	unsigned int delta_shift, buckets_shift;
-	int err;
-
-	err = timeq_choose_shape(horizon, count, mean_jump, &delta_shift,
-				 &buckets_shift);
-	if (err)
-		return err;
-	*delta = 1U << delta_shift;
-	*nbuckets = 1U << buckets_shift;
-	return 0;
-}
-EXPORT_SYMBOL_NS_GPL(timeq_tune, TIMEQ_NS);
-
-/**
  * timeq_create - allocate an empty queue
  * @now:	the initial clock, in ticks
  * @horizon:	the window: times in [@now, @now + @horizon) are accepted;
@@ -681,7 +640,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_tune, TIMEQ_NS);
  * @delta * @nbuckets + 1 must be at least @horizon: the window spans the
  * current bucket, which is never a bucket list, and M buckets after it.
  * With one of them given, the other is the least that covers. With both
- * 0, timeq_choose_shape() (module/queue.c) chooses them by the rule of
+ * 0, timeq_tune_shape() (module/tune.h) chooses them by the rule of
  * Erickson, Ladner and LaMarca from timeq's measured costs; knowing only
  * the horizon, it assumes times spread over the window and as many
  * elements as a square calendar has buckets, which gives that square

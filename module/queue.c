@@ -696,33 +696,6 @@ bool __timeq_step(struct timeq *q)
 	return q->pend != TQ_PEND_NONE;
 }
 
-/**
- * timeq_choose_shape - the bucket width and count for a queue
- * @horizon:	the queue's window, 1 to 2^40
- * @count:	the number of elements the queue is expected to hold, or 0
- *		if unknown
- * @mean_jump:	the mean distance from the clock to a new time, or 0 if
- *		unknown
- * @delta_shift: set to log2 of the bucket width delta
- * @buckets_shift: set to log2 of the number of buckets M
- *
- * The rule of Erickson, Ladner and LaMarca with timeq's fitted costs,
- * timeq_tune_shape() in tune.h, which says how it chooses; timeqctl tune
- * compiles the same code.
- *
- * Context: any; integer arithmetic only.
- * Return: 0, or -EINVAL if @horizon is out of range.
- */
-int timeq_choose_shape(u64 horizon, u64 count, u64 mean_jump,
-		       unsigned int *delta_shift, unsigned int *buckets_shift)
-{
-	if (timeq_tune_shape(horizon, count, mean_jump, delta_shift,
-			     buckets_shift))
-		return -EINVAL;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(timeq_choose_shape);
-
 /*
  * The bytes of the one block that holds a queue's lists, bitmaps and
  * counts, for 2^@delta_shift lists in each spread array and 2^@buckets_shift
@@ -758,7 +731,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		return -EINVAL;
 	want = order_base_2(horizon - 1);
 	if (!delta && !nbuckets) {
-		timeq_choose_shape(horizon, 0, 0, &delta_shift, &buckets_shift);
+		timeq_tune_shape(horizon, 0, 0, &delta_shift, &buckets_shift);
 	} else if (!nbuckets) {
 		delta_shift = ilog2(delta);
 		buckets_shift = want > delta_shift ? want - delta_shift : 0;

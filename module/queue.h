@@ -35,8 +35,6 @@ enum {
 	TQ_PEND_RESOLVE,
 };
 
-int timeq_choose_shape(u64 horizon, u64 count, u64 mean_jump,
-		       unsigned int *delta_shift, unsigned int *buckets_shift);
 int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		 unsigned int nbuckets, gfp_t gfp);
 bool __timeq_release_step(struct timeq *q);

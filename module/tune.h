@@ -3,8 +3,8 @@
  * The tuning rule: the bucket width and count of a queue from its expected
  * element count and mean jump, and the time per event the model predicts.
  * Plain C with integer arithmetic and no header of its own, so that the
- * module (timeq_choose_shape() in queue.c) and userspace (timeqctl tune,
- * the benchmark's timeq peer) compile the same code.
+ * module (timeq_create(), and timeq_tune() in tune.c) and userspace
+ * (timeqctl tune, the benchmark's timeq peer) compile the same code.
  */
 #ifndef _TIMEQ_TUNE_H
 #define _TIMEQ_TUNE_H

@@ -7,6 +7,7 @@
  * and slow paths over it (the locks, the hand-off to the slow path, the
  * API below), module/clock.c the timer facility (a queue whose times are
  * CLOCK_MONOTONIC ticks, expired by the module with callbacks).
+ * module/tune.c gives callers the tuning rule of module/tune.h.
  */
 
 /**

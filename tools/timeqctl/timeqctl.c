@@ -475,7 +475,7 @@ static void tune_help(FILE *out)
 		"usage: timeqctl tune --count N --mean-jump MU [--horizon H]\n"
 		"\n"
 		"Prints the bucket width delta and the number of buckets M that the\n"
-		"tuning rule (timeq_choose_shape(), Documentation/bench.rst \"The\n"
+		"tuning rule (timeq_tune_shape(), Documentation/bench.rst \"The\n"
 		"rule\") chooses for a queue of about N elements whose new times lie\n"
 		"MU ticks past the clock on average, in a window of H ticks (default\n"
 		"2 * MU + 1: jumps up to twice the mean), and the time per event that\n"
