@@ -25,11 +25,11 @@
  *   timeq_insert(),                                       spinlocks, with bottom
  *   timeq_delete(),                                       halves off while they
  *   timeq_update(),                                       hold one; a hold visits
- *   timeq_delete_min(),                                   at most 64 nodes, and
- *   timeq_del_less_than(),                                longer work reschedules
- *   timeq_first(),                                        between holds
- *   timeq_check(),
- *   timeq_timer_arm(),
+ *   timeq_delete_min(),                                   a bounded number of
+ *   timeq_del_less_than(),                                nodes (TIMEQ_HOLD,
+ *   timeq_first(),                                        module/queue.h), and
+ *   timeq_check(),                                        longer work reschedules
+ *   timeq_timer_arm(),                                    between holds
  *   timeq_timer_move(),
  *   timeq_timer_delete()
  *   timeq_delete_sync(),        process, may sleep      also wait for a running
