@@ -24,7 +24,7 @@
  *    another's activity from its handles.
  *  - An element that expires becomes an event: the expiry (TIMEQ_ADVANCE
  *    under the file's mutex on the manual clock; on the monotonic one the
- *    queue's own, on the module's workqueue or in a command's dev_time(),
+ *    queue's own, on the module's workqueue or in a command's tq_dev_time(),
  *    which take turns) moves it to the end of the file's event list and
  *    wakes readers. Either way one expiry at a time moves elements, in the
  *    queue's order, so events are read in that order. read() copies
@@ -41,11 +41,11 @@
  * without the mutex, and neither can make the apply step fail:
  *
  *  - The queue's clock only moves forward, so a time that lies in the
- *    window when checked still does when applied (dev_time() first brings
+ *    window when checked still does when applied (tq_dev_time() first brings
  *    the clock to the current tick, so the window is the current one).
  *  - An element can expire between the check and the apply. A delete or
  *    an update then waits for its callback (timeq_delete_sync()) and takes
- *    its event back (dev_unexpire()): nobody has read it, since read()
+ *    its event back (tq_dev_unexpire()): nobody has read it, since read()
  *    needs the mutex, and the command acts as if it came first.
  *
  * TIMEQ_ADVANCE's count and TIMEQ_BATCH's are known only once applied, so
@@ -235,7 +235,7 @@ static DEFINE_MUTEX(timeq_users_lock);
  * The user of @uid with one more configured file: ERR_PTR(-EMFILE) at
  * max_user_files, ERR_PTR(-ENOMEM) if its record cannot be had.
  */
-static struct timeq_user *dev_user_get(kuid_t uid)
+static struct timeq_user *tq_dev_user_get(kuid_t uid)
 {
 	struct timeq_user *user;
 
@@ -266,7 +266,7 @@ out:
 	return user;
 }
 
-static void dev_user_put(struct timeq_user *user)
+static void tq_dev_user_put(struct timeq_user *user)
 {
 	mutex_lock(&timeq_users_lock);
 	if (!--user->files) {
@@ -278,7 +278,7 @@ static void dev_user_put(struct timeq_user *user)
 }
 
 /* Count one more element for @user, unless it is at max_user_elements. */
-static bool dev_user_charge(struct timeq_user *user)
+static bool tq_dev_user_charge(struct timeq_user *user)
 {
 	long n = atomic_long_read(&user->elements);
 
@@ -289,18 +289,18 @@ static bool dev_user_charge(struct timeq_user *user)
 	return true;
 }
 
-static void dev_user_uncharge(struct timeq_user *user, long n)
+static void tq_dev_user_uncharge(struct timeq_user *user, long n)
 {
 	atomic_long_sub(n, &user->elements);
 }
 
-static u64 dev_handle(const struct timeq_elem *elem)
+static u64 tq_dev_handle(const struct timeq_elem *elem)
 {
 	return (u64)elem->gen << 32 | elem->index;
 }
 
 /* The queued element @handle names, or NULL. */
-static struct timeq_elem *dev_lookup(struct timeq_file *f, u64 handle)
+static struct timeq_elem *tq_dev_lookup(struct timeq_file *f, u64 handle)
 {
 	struct timeq_elem *elem = xa_load(&f->elems, (u32)handle);
 
@@ -311,16 +311,16 @@ static struct timeq_elem *dev_lookup(struct timeq_file *f, u64 handle)
 }
 
 /* Free an element that has left the queue for good. */
-static void dev_free(struct timeq_file *f, struct timeq_elem *elem)
+static void tq_dev_free(struct timeq_file *f, struct timeq_elem *elem)
 {
 	xa_erase(&f->elems, elem->index);
 	kmem_cache_free(timeq_elem_cache, elem);
 	f->nelems--;
-	dev_user_uncharge(f->user, 1);
+	tq_dev_user_uncharge(f->user, 1);
 }
 
 /* An element expired: make it an event. */
-static void dev_expired(struct timeq_elem *elem)
+static void tq_dev_expired(struct timeq_elem *elem)
 {
 	struct timeq_file *f = elem->file;
 
@@ -339,7 +339,7 @@ static void dev_expired(struct timeq_elem *elem)
  * returned (timeq_delete_sync()), and no read() can have taken the event,
  * as the caller holds the mutex.
  */
-static void dev_unexpire(struct timeq_file *f, struct timeq_elem *elem)
+static void tq_dev_unexpire(struct timeq_file *f, struct timeq_elem *elem)
 {
 	lockdep_assert_held(&f->mutex);
 	spin_lock(&f->lock);
@@ -352,10 +352,10 @@ static void dev_unexpire(struct timeq_file *f, struct timeq_elem *elem)
 	spin_unlock(&f->lock);
 }
 
-/* The monotonic clock's callback: in the queue's work, or in dev_time(). */
-static void dev_fire(struct timeq_timer *timer)
+/* The monotonic clock's callback: in the queue's work, or in tq_dev_time(). */
+static void tq_dev_fire(struct timeq_timer *timer)
 {
-	dev_expired(container_of(timer, struct timeq_elem, timer));
+	tq_dev_expired(container_of(timer, struct timeq_elem, timer));
 }
 
 /*
@@ -363,9 +363,9 @@ static void dev_fire(struct timeq_timer *timer)
  * mutex. It runs once per element, with the queue's locks dropped, so a
  * long expiry yields here.
  */
-static void dev_expire_fn(struct timeq_node *node, void *arg)
+static void tq_dev_expire_fn(struct timeq_node *node, void *arg)
 {
-	dev_expired(container_of(node, struct timeq_elem, timer.node));
+	tq_dev_expired(container_of(node, struct timeq_elem, timer.node));
 	cond_resched();
 }
 
@@ -377,7 +377,7 @@ static void dev_expire_fn(struct timeq_node *node, void *arg)
  * so what passes here stays in the window until the caller applies it.
  * Return: 0 or -ERANGE.
  */
-static int dev_time(struct timeq_file *f, u64 *time)
+static int tq_dev_time(struct timeq_file *f, u64 *time)
 {
 	u64 now;
 
@@ -397,25 +397,25 @@ static int dev_time(struct timeq_file *f, u64 *time)
 /*
  * Prepare an insert: everything that can fail, and nothing anyone sees.
  * The element has its handle and its memory, and is charged; it is not
- * queued. dev_insert_apply() queues it, dev_insert_abort() drops it.
+ * queued. tq_dev_insert_apply() queues it, tq_dev_insert_abort() drops it.
  */
-static int dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
-			      struct timeq_elem **out)
+static int tq_dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
+				 struct timeq_elem **out)
 {
 	struct timeq_elem *elem;
 	int ret;
 
-	ret = dev_time(f, time);
+	ret = tq_dev_time(f, time);
 	if (ret)
 		return ret;
-	if (f->nelems >= f->cap || !dev_user_charge(f->user))
+	if (f->nelems >= f->cap || !tq_dev_user_charge(f->user))
 		return -ENOSPC;
 	elem = kmem_cache_zalloc(timeq_elem_cache, GFP_KERNEL_ACCOUNT);
 	if (!elem) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
-	timeq_timer_init(&elem->timer, dev_fire);
+	timeq_timer_init(&elem->timer, tq_dev_fire);
 	elem->file = f;
 	elem->cookie = cookie;
 	elem->gen = f->gen + 1;
@@ -429,7 +429,7 @@ static int dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
 err_free:
 	kmem_cache_free(timeq_elem_cache, elem);
 err_uncharge:
-	dev_user_uncharge(f->user, 1);
+	tq_dev_user_uncharge(f->user, 1);
 	return ret == -EBUSY ? -ENOSPC : ret;
 }
 
@@ -438,16 +438,16 @@ err_uncharge:
  * writes it before the result): its generation is used up, so that the
  * next insert, which may take the same slot, has another handle.
  */
-static void dev_insert_abort(struct timeq_file *f, struct timeq_elem *elem)
+static void tq_dev_insert_abort(struct timeq_file *f, struct timeq_elem *elem)
 {
 	f->gen = elem->gen;
 	xa_erase(&f->elems, elem->index);
 	kmem_cache_free(timeq_elem_cache, elem);
-	dev_user_uncharge(f->user, 1);
+	tq_dev_user_uncharge(f->user, 1);
 }
 
-static void dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
-			     u64 time)
+static void tq_dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
+				u64 time)
 {
 	int ret;
 
@@ -455,28 +455,31 @@ static void dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
 		ret = timeq_insert(f->q, &elem->timer.node, time);
 	else
 		ret = timeq_timer_arm(f->q, &elem->timer, time);
-	/* dev_time() let only a time that stays in the window through. */
+	/* tq_dev_time() let only a time that stays in the window through. */
 	WARN_ON_ONCE(ret);
 	f->nelems++;
 	f->inserted++;
 	f->gen = elem->gen;
 }
 
-/* Delete a queued element that dev_lookup() found; it cannot fail. */
-static void dev_delete_apply(struct timeq_file *f, struct timeq_elem *elem)
+/* Delete a queued element that tq_dev_lookup() found; it cannot fail. */
+static void tq_dev_delete_apply(struct timeq_file *f, struct timeq_elem *elem)
 {
 	if (f->clock == TIMEQ_CLOCK_MANUAL) {
 		WARN_ON_ONCE(timeq_delete(f->q, &elem->timer.node));
 	} else if (!timeq_delete_sync(f->q, &elem->timer)) {
-		/* It has expired since dev_lookup(): take its event back. */
-		dev_unexpire(f, elem);
+		/* It has expired since tq_dev_lookup(): take its event back. */
+		tq_dev_unexpire(f, elem);
 	}
-	dev_free(f, elem);
+	tq_dev_free(f, elem);
 }
 
-/* Move a queued element that dev_lookup() found to a time dev_time() passed. */
-static void dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
-			     u64 time)
+/*
+ * Move a queued element that tq_dev_lookup() found to a time tq_dev_time()
+ * passed.
+ */
+static void tq_dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
+				u64 time)
 {
 	int ret;
 
@@ -485,9 +488,9 @@ static void dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
 	} else {
 		ret = timeq_timer_move(f->q, &elem->timer, time);
 		if (ret == -ENOENT) {
-			/* It has expired since dev_lookup(): re-arm it. */
+			/* It has expired since tq_dev_lookup(): re-arm it. */
 			timeq_delete_sync(f->q, &elem->timer);
-			dev_unexpire(f, elem);
+			tq_dev_unexpire(f, elem);
 			ret = timeq_timer_arm(f->q, &elem->timer, time);
 		}
 	}
@@ -495,12 +498,12 @@ static void dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
 }
 
 /* Check an update of @handle to *@time; on success *@elem is the element. */
-static int dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
-			      struct timeq_elem **elem)
+static int tq_dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
+				 struct timeq_elem **elem)
 {
-	int ret = dev_time(f, time);
+	int ret = tq_dev_time(f, time);
 
-	*elem = dev_lookup(f, handle);
+	*elem = tq_dev_lookup(f, handle);
 	if (!*elem)
 		return -ENOENT;
 	return ret;
@@ -511,8 +514,8 @@ static int dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
  * before anything more is read, then the rest, the way
  * include/uapi/linux/timeq.h says.
  */
-static int dev_copy_in(void *karg, const struct timeq_ioctl_op *op,
-		       void __user *uarg, u32 *usize)
+static int tq_dev_copy_in(void *karg, const struct timeq_ioctl_op *op,
+			  void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
 		return -EFAULT;
@@ -527,8 +530,8 @@ static int dev_copy_in(void *karg, const struct timeq_ioctl_op *op,
  * Write the out fields of a command, from @offset to the end of what both
  * the kernel and userspace know of the structure.
  */
-static int dev_copy_out(void __user *uarg, const void *karg, size_t offset,
-			size_t ksize, u32 usize)
+static int tq_dev_copy_out(void __user *uarg, const void *karg, size_t offset,
+			   size_t ksize, u32 usize)
 {
 	size_t end = min_t(size_t, ksize, usize);
 
@@ -538,13 +541,13 @@ static int dev_copy_out(void __user *uarg, const void *karg, size_t offset,
 }
 
 /* Whether the @len bytes of @p are zero: out fields must be, on input. */
-static bool dev_zero(const void *p, size_t len)
+static bool tq_dev_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
 }
 
-static long dev_configure(struct timeq_file *f, void *karg, void __user *uarg,
-			  u32 usize)
+static long tq_dev_configure(struct timeq_file *f, void *karg,
+			     void __user *uarg, u32 usize)
 {
 	struct timeq_configure *arg = karg;
 	u32 cap = arg->max_elements ? arg->max_elements : default_elements;
@@ -572,7 +575,7 @@ static long dev_configure(struct timeq_file *f, void *karg, void __user *uarg,
 	default:
 		return -EOPNOTSUPP;
 	}
-	user = dev_user_get(current_euid());
+	user = tq_dev_user_get(current_euid());
 	if (IS_ERR(user))
 		return PTR_ERR(user);
 	if (arg->clock == TIMEQ_CLOCK_MANUAL)
@@ -594,19 +597,19 @@ static long dev_configure(struct timeq_file *f, void *karg, void __user *uarg,
 	return 0;
 
 err_user:
-	dev_user_put(user);
+	tq_dev_user_put(user);
 	return ret;
 }
 
 /*
  * One operation, run the same way by its own command and as an entry of
- * TIMEQ_BATCH: dev_op_prepare() checks it and prepares everything that
+ * TIMEQ_BATCH: tq_dev_op_prepare() checks it and prepares everything that
  * can fail (an insert's handle is then in @op), returning its errno or 0;
- * dev_op_apply() applies a prepared operation and cannot fail;
- * dev_op_abort() drops one instead.
+ * tq_dev_op_apply() applies a prepared operation and cannot fail;
+ * tq_dev_op_abort() drops one instead.
  */
-static int dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
-			  struct timeq_elem **elem)
+static int tq_dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
+			     struct timeq_elem **elem)
 {
 	int ret;
 
@@ -616,49 +619,49 @@ static int dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
 	case TIMEQ_OP_INSERT:
 		if (op->handle)
 			return -EINVAL;
-		ret = dev_insert_prepare(f, &op->time, op->cookie, elem);
+		ret = tq_dev_insert_prepare(f, &op->time, op->cookie, elem);
 		if (!ret)
-			op->handle = dev_handle(*elem);
+			op->handle = tq_dev_handle(*elem);
 		return ret;
 	case TIMEQ_OP_DELETE:
 		if (op->time || op->cookie)
 			return -EINVAL;
-		*elem = dev_lookup(f, op->handle);
+		*elem = tq_dev_lookup(f, op->handle);
 		return *elem ? 0 : -ENOENT;
 	case TIMEQ_OP_UPDATE:
 		if (op->cookie)
 			return -EINVAL;
-		return dev_update_prepare(f, op->handle, &op->time, elem);
+		return tq_dev_update_prepare(f, op->handle, &op->time, elem);
 	default:
 		return -EOPNOTSUPP;
 	}
 }
 
-static void dev_op_apply(struct timeq_file *f, const struct timeq_op *op,
-			 struct timeq_elem *elem)
+static void tq_dev_op_apply(struct timeq_file *f, const struct timeq_op *op,
+			    struct timeq_elem *elem)
 {
 	switch (op->op) {
 	case TIMEQ_OP_INSERT:
-		dev_insert_apply(f, elem, op->time);
+		tq_dev_insert_apply(f, elem, op->time);
 		break;
 	case TIMEQ_OP_DELETE:
-		dev_delete_apply(f, elem);
+		tq_dev_delete_apply(f, elem);
 		break;
 	case TIMEQ_OP_UPDATE:
-		dev_update_apply(f, elem, op->time);
+		tq_dev_update_apply(f, elem, op->time);
 		break;
 	}
 }
 
-static void dev_op_abort(struct timeq_file *f, const struct timeq_op *op,
-			 struct timeq_elem *elem)
+static void tq_dev_op_abort(struct timeq_file *f, const struct timeq_op *op,
+			    struct timeq_elem *elem)
 {
 	if (op->op == TIMEQ_OP_INSERT)
-		dev_insert_abort(f, elem);
+		tq_dev_insert_abort(f, elem);
 }
 
-static long dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
-		       u32 usize)
+static long tq_dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
+			  u32 usize)
 {
 	struct timeq_insert *arg = karg;
 	struct timeq_op op = {
@@ -672,22 +675,22 @@ static long dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
 
 	if (arg->__reserved)
 		return -EINVAL;
-	ret = dev_op_prepare(f, &op, &elem);
+	ret = tq_dev_op_prepare(f, &op, &elem);
 	if (ret)
 		return ret;
 	arg->handle = op.handle;
-	ret = dev_copy_out(uarg, arg, offsetof(struct timeq_insert, handle),
-			   sizeof(*arg), usize);
+	ret = tq_dev_copy_out(uarg, arg, offsetof(struct timeq_insert, handle),
+			      sizeof(*arg), usize);
 	if (ret) {
-		dev_op_abort(f, &op, elem);
+		tq_dev_op_abort(f, &op, elem);
 		return ret;
 	}
-	dev_op_apply(f, &op, elem);
+	tq_dev_op_apply(f, &op, elem);
 	return 0;
 }
 
-static long dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
-		       u32 usize)
+static long tq_dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
+			  u32 usize)
 {
 	struct timeq_delete *arg = karg;
 	struct timeq_op op = { .op = TIMEQ_OP_DELETE, .handle = arg->handle };
@@ -696,15 +699,15 @@ static long dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
 
 	if (arg->__reserved)
 		return -EINVAL;
-	ret = dev_op_prepare(f, &op, &elem);
+	ret = tq_dev_op_prepare(f, &op, &elem);
 	if (ret)
 		return ret;
-	dev_op_apply(f, &op, elem);
+	tq_dev_op_apply(f, &op, elem);
 	return 0;
 }
 
-static long dev_update(struct timeq_file *f, void *karg, void __user *uarg,
-		       u32 usize)
+static long tq_dev_update(struct timeq_file *f, void *karg, void __user *uarg,
+			  u32 usize)
 {
 	struct timeq_update *arg = karg;
 	struct timeq_op op = {
@@ -717,22 +720,23 @@ static long dev_update(struct timeq_file *f, void *karg, void __user *uarg,
 
 	if (arg->__reserved)
 		return -EINVAL;
-	ret = dev_op_prepare(f, &op, &elem);
+	ret = tq_dev_op_prepare(f, &op, &elem);
 	if (ret)
 		return ret;
-	dev_op_apply(f, &op, elem);
+	tq_dev_op_apply(f, &op, elem);
 	return 0;
 }
 
 /* TIMEQ_MIN and TIMEQ_DELETE_MIN: the earliest element, written out. */
-static long dev_min_out(struct timeq_file *f, struct timeq_element *arg,
-			void __user *uarg, u32 usize, struct timeq_node **node)
+static long tq_dev_min_out(struct timeq_file *f, struct timeq_element *arg,
+			   void __user *uarg, u32 usize,
+			   struct timeq_node **node)
 {
 	struct timeq_elem *elem;
 
 	if (arg->__reserved ||
-	    !dev_zero(&arg->handle,
-		      sizeof(*arg) - offsetof(struct timeq_element, handle)))
+	    !tq_dev_zero(&arg->handle,
+			 sizeof(*arg) - offsetof(struct timeq_element, handle)))
 		return -EINVAL;
 	/* What is due becomes an event first, as before an insert. */
 	if (f->clock == TIMEQ_CLOCK_MONOTONIC)
@@ -741,23 +745,24 @@ static long dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 	if (!*node)
 		return -ENODATA;
 	elem = container_of(*node, struct timeq_elem, timer.node);
-	arg->handle = dev_handle(elem);
+	arg->handle = tq_dev_handle(elem);
 	arg->time = timeq_node_time(*node);
 	arg->cookie = elem->cookie;
-	return dev_copy_out(uarg, arg, offsetof(struct timeq_element, handle),
-			    sizeof(*arg), usize);
+	return tq_dev_copy_out(uarg, arg,
+			       offsetof(struct timeq_element, handle),
+			       sizeof(*arg), usize);
 }
 
-static long dev_min(struct timeq_file *f, void *karg, void __user *uarg,
-		    u32 usize)
+static long tq_dev_min(struct timeq_file *f, void *karg, void __user *uarg,
+		       u32 usize)
 {
 	struct timeq_node *node;
 
-	return dev_min_out(f, karg, uarg, usize, &node);
+	return tq_dev_min_out(f, karg, uarg, usize, &node);
 }
 
-static long dev_delete_min(struct timeq_file *f, void *karg, void __user *uarg,
-			   u32 usize)
+static long tq_dev_delete_min(struct timeq_file *f, void *karg,
+			      void __user *uarg, u32 usize)
 {
 	struct timeq_node *node, *removed;
 	long ret;
@@ -765,19 +770,19 @@ static long dev_delete_min(struct timeq_file *f, void *karg, void __user *uarg,
 	if (f->clock != TIMEQ_CLOCK_MANUAL)
 		return -EOPNOTSUPP;
 	/* Under the mutex, the minimum of a manual queue stays the minimum. */
-	ret = dev_min_out(f, karg, uarg, usize, &node);
+	ret = tq_dev_min_out(f, karg, uarg, usize, &node);
 	if (ret)
 		return ret;
 	removed = timeq_delete_min(f->q);
 	WARN_ON_ONCE(removed != node);
 	if (removed)
-		dev_free(f,
-			 container_of(removed, struct timeq_elem, timer.node));
+		tq_dev_free(f, container_of(removed, struct timeq_elem,
+					    timer.node));
 	return 0;
 }
 
-static long dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
-			u32 usize)
+static long tq_dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
+			   u32 usize)
 {
 	struct timeq_advance *arg = karg;
 
@@ -786,11 +791,11 @@ static long dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
 	if (f->clock != TIMEQ_CLOCK_MANUAL)
 		return -EOPNOTSUPP;
 	/* At most the cap, which is at most INT_MAX: it fits the return. */
-	return timeq_del_less_than(f->q, arg->time, dev_expire_fn, f);
+	return timeq_del_less_than(f->q, arg->time, tq_dev_expire_fn, f);
 }
 
 /* The queue's own figures, as debugfs shows them (stats.c). */
-static void dev_stats_queue(struct timeq_stats *out, struct timeq *q)
+static void tq_dev_stats_queue(struct timeq_stats *out, struct timeq *q)
 {
 	struct tq_snapshot s;
 
@@ -816,14 +821,14 @@ static void dev_stats_queue(struct timeq_stats *out, struct timeq *q)
 	memcpy(out->lateness, s.counters.lateness, sizeof(out->lateness));
 }
 
-static long dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
-		      u32 usize)
+static long tq_dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
+			 u32 usize)
 {
 	struct timeq_stats *arg = karg;
 
 	/* Past @size, @arg is zero: it is the result, written whole. */
-	if (!dev_zero(&arg->clock,
-		      sizeof(*arg) - offsetof(struct timeq_stats, clock)))
+	if (!tq_dev_zero(&arg->clock,
+			 sizeof(*arg) - offsetof(struct timeq_stats, clock)))
 		return -EINVAL;
 	arg->filled = min_t(u32, usize, sizeof(*arg));
 	if (f->q) {
@@ -842,17 +847,17 @@ static long dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
 		arg->queued = f->nelems - f->nevents;
 		arg->expired = f->expired;
 		spin_unlock(&f->lock);
-		dev_stats_queue(arg, f->q);
+		tq_dev_stats_queue(arg, f->q);
 	}
-	return dev_copy_out(uarg, arg, offsetof(struct timeq_stats, clock),
-			    sizeof(*arg), usize);
+	return tq_dev_copy_out(uarg, arg, offsetof(struct timeq_stats, clock),
+			       sizeof(*arg), usize);
 }
 
 /*
  * Write an operation's result, and an insert's handle, into its entry:
  * the out fields only, so that no input is written back.
  */
-static int dev_op_out(struct timeq_op __user *uop, const struct timeq_op *op)
+static int tq_dev_op_out(struct timeq_op __user *uop, const struct timeq_op *op)
 {
 	if (op->op == TIMEQ_OP_INSERT && !op->result &&
 	    put_user(op->handle, &uop->handle))
@@ -860,8 +865,8 @@ static int dev_op_out(struct timeq_op __user *uop, const struct timeq_op *op)
 	return put_user(op->result, &uop->result);
 }
 
-static long dev_batch(struct timeq_file *f, void *karg, void __user *uarg,
-		      u32 usize)
+static long tq_dev_batch(struct timeq_file *f, void *karg, void __user *uarg,
+			 u32 usize)
 {
 	struct timeq_batch *arg = karg;
 	void __user *uops = u64_to_user_ptr(arg->ops);
@@ -885,16 +890,16 @@ static long dev_batch(struct timeq_file *f, void *karg, void __user *uarg,
 		if (ret)
 			op.op = 0;	/* -E2BIG: @op was not read */
 		else
-			ret = dev_op_prepare(f, &op, &elem);
+			ret = tq_dev_op_prepare(f, &op, &elem);
 		op.result = ret;
-		if (dev_op_out(uop, &op)) {
+		if (tq_dev_op_out(uop, &op)) {
 			if (!ret)
-				dev_op_abort(f, &op, elem);
+				tq_dev_op_abort(f, &op, elem);
 			goto fault;
 		}
 		if (ret)
 			return i;
-		dev_op_apply(f, &op, elem);
+		tq_dev_op_apply(f, &op, elem);
 		cond_resched();
 	}
 	return i;
@@ -933,17 +938,17 @@ union timeq_ucmd_buffer {
 	}
 
 static const struct timeq_ioctl_op timeq_ioctl_ops[] = {
-	IOCTL_OP(CONFIGURE, dev_configure, struct timeq_configure, event_size,
-		 false),
-	IOCTL_OP(INSERT, dev_insert, struct timeq_insert, handle, true),
-	IOCTL_OP(DELETE, dev_delete, struct timeq_delete, handle, true),
-	IOCTL_OP(UPDATE, dev_update, struct timeq_update, time, true),
-	IOCTL_OP(MIN, dev_min, struct timeq_element, cookie, true),
-	IOCTL_OP(DELETE_MIN, dev_delete_min, struct timeq_element, cookie,
+	IOCTL_OP(CONFIGURE, tq_dev_configure, struct timeq_configure,
+		 event_size, false),
+	IOCTL_OP(INSERT, tq_dev_insert, struct timeq_insert, handle, true),
+	IOCTL_OP(DELETE, tq_dev_delete, struct timeq_delete, handle, true),
+	IOCTL_OP(UPDATE, tq_dev_update, struct timeq_update, time, true),
+	IOCTL_OP(MIN, tq_dev_min, struct timeq_element, cookie, true),
+	IOCTL_OP(DELETE_MIN, tq_dev_delete_min, struct timeq_element, cookie,
 		 true),
-	IOCTL_OP(ADVANCE, dev_advance, struct timeq_advance, time, true),
-	IOCTL_OP(STATS, dev_stats, struct timeq_stats, expired, false),
-	IOCTL_OP(BATCH, dev_batch, struct timeq_batch, __reserved, true),
+	IOCTL_OP(ADVANCE, tq_dev_advance, struct timeq_advance, time, true),
+	IOCTL_OP(STATS, tq_dev_stats, struct timeq_stats, expired, false),
+	IOCTL_OP(BATCH, tq_dev_batch, struct timeq_batch, __reserved, true),
 };
 
 /* The first versions the table derives are the sizes the uapi promises. */
@@ -963,7 +968,7 @@ static_assert(offsetofend(struct timeq_stats, expired) ==
 static_assert(offsetofend(struct timeq_batch, __reserved) ==
 	      TIMEQ_BATCH_SIZE_VER0);
 
-static long dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long tq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct timeq_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
@@ -980,7 +985,7 @@ static long dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 						 ARRAY_SIZE(timeq_ioctl_ops))];
 	if (op->ioctl_num != cmd)
 		return -ENOTTY;
-	ret = dev_copy_in(&buf, op, uarg, &usize);
+	ret = tq_dev_copy_in(&buf, op, uarg, &usize);
 	if (ret)
 		return ret;
 	mutex_lock(&f->mutex);
@@ -992,8 +997,8 @@ static long dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
-static ssize_t dev_read(struct file *file, char __user *buf, size_t len,
-			loff_t *pos)
+static ssize_t tq_dev_read(struct file *file, char __user *buf, size_t len,
+			   loff_t *pos)
 {
 	struct timeq_event ev[TQ_READ_MAX];
 	struct timeq_file *f = file->private_data;
@@ -1031,7 +1036,7 @@ static ssize_t dev_read(struct file *file, char __user *buf, size_t len,
 			break;
 		ev[i].size = fill;
 		ev[i].flags = 0;
-		ev[i].handle = dev_handle(elem);
+		ev[i].handle = tq_dev_handle(elem);
 		ev[i].time = timeq_node_time(&elem->timer.node);
 		ev[i].cookie = elem->cookie;
 		i++;
@@ -1054,14 +1059,14 @@ static ssize_t dev_read(struct file *file, char __user *buf, size_t len,
 	WRITE_ONCE(f->nevents, f->nevents - done);
 	spin_unlock(&f->lock);
 	list_for_each_entry_safe(elem, next, &taken, event)
-		dev_free(f, elem);
+		tq_dev_free(f, elem);
 	ret = done * esize;
 out:
 	mutex_unlock(&f->mutex);
 	return ret;
 }
 
-static __poll_t dev_poll(struct file *file, poll_table *wait)
+static __poll_t tq_dev_poll(struct file *file, poll_table *wait)
 {
 	struct timeq_file *f = file->private_data;
 
@@ -1069,7 +1074,7 @@ static __poll_t dev_poll(struct file *file, poll_table *wait)
 	return READ_ONCE(f->nevents) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-static int dev_open(struct inode *inode, struct file *file)
+static int tq_dev_open(struct inode *inode, struct file *file)
 {
 	struct timeq_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
@@ -1085,7 +1090,7 @@ static int dev_open(struct inode *inode, struct file *file)
 	return stream_open(inode, file);
 }
 
-static int dev_release(struct inode *inode, struct file *file)
+static int tq_dev_release(struct inode *inode, struct file *file)
 {
 	struct timeq_file *f = file->private_data;
 	struct timeq_elem *elem;
@@ -1099,8 +1104,8 @@ static int dev_release(struct inode *inode, struct file *file)
 	}
 	xa_destroy(&f->elems);
 	if (f->user) {
-		dev_user_uncharge(f->user, f->nelems);
-		dev_user_put(f->user);
+		tq_dev_user_uncharge(f->user, f->nelems);
+		tq_dev_user_put(f->user);
 	}
 	mutex_destroy(&f->mutex);
 	kfree(f);
@@ -1108,13 +1113,13 @@ static int dev_release(struct inode *inode, struct file *file)
 }
 
 static const struct file_operations timeq_fops = {
-	.owner		= THIS_MODULE,
-	.open		= dev_open,
-	.release	= dev_release,
-	.read		= dev_read,
-	.poll		= dev_poll,
-	.unlocked_ioctl	= dev_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
+	.owner = THIS_MODULE,
+	.open = tq_dev_open,
+	.release = tq_dev_release,
+	.read = tq_dev_read,
+	.poll = tq_dev_poll,
+	.unlocked_ioctl = tq_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 };
 
 static struct miscdevice timeq_misc = {
