@@ -24,40 +24,40 @@ int main(void)
 {
 	struct timeq_event ev[4];
 	struct timeq_op array[3];
-	struct timeq_ops ops;
+	struct timeqfd_ops ops;
 	int fd, ret, got = 0;
 	ssize_t n, i;
 
-	fd = timeq_open(0);
+	fd = timeqfd_open(0);
 	if (fd < 0) {
-		fprintf(stderr, "timeq_open: %s\n", strerror(-fd));
+		fprintf(stderr, "timeqfd_open: %s\n", strerror(-fd));
 		return 1;
 	}
-	ret = timeq_configure_monotonic(fd, 1000000, 60000, 0);
+	ret = timeqfd_configure_monotonic(fd, 1000000, 60000, 0);
 	if (ret) {
 		fprintf(stderr, "configure: %s\n", strerror(-ret));
 		return 1;
 	}
-	timeq_ops_init(&ops, array, 3);
-	timeq_ops_insert(&ops, now_ms() + 300, 1);
-	timeq_ops_insert(&ops, now_ms() + 200, 2);
-	timeq_ops_insert(&ops, now_ms() + 50000, 3);
-	ret = timeq_ops_submit(fd, &ops);
+	timeqfd_ops_init(&ops, array, 3);
+	timeqfd_ops_insert(&ops, now_ms() + 300, 1);
+	timeqfd_ops_insert(&ops, now_ms() + 200, 2);
+	timeqfd_ops_insert(&ops, now_ms() + 50000, 3);
+	ret = timeqfd_ops_submit(fd, &ops);
 	if (ret != 3) {
 		fprintf(stderr, "batch: %d applied, %s\n", ret,
 			strerror(ret < 0 ? -ret : -array[ret].result));
 		return 1;
 	}
 	/* Time-out 1 comes first now; time-out 3 is cancelled. */
-	ret = timeq_update(fd, array[0].handle, now_ms() + 100);
+	ret = timeqfd_update(fd, array[0].handle, now_ms() + 100);
 	if (!ret)
-		ret = timeq_delete(fd, array[2].handle);
+		ret = timeqfd_delete(fd, array[2].handle);
 	if (ret) {
 		fprintf(stderr, "update, delete: %s\n", strerror(-ret));
 		return 1;
 	}
 	while (got < 2) {
-		n = timeq_read(fd, ev, 4);
+		n = timeqfd_read(fd, ev, 4);
 		if (n < 0) {
 			fprintf(stderr, "read: %s\n", strerror(-n));
 			return 1;

@@ -157,7 +157,7 @@ struct ctx {
 	int bad;
 	/* timeq */
 	int fd;
-	struct timeq_ops b;
+	struct timeqfd_ops b;
 	struct timeq_op ops[MAX_BATCH];
 	uint32_t slot_timer[MAX_BATCH];
 	/* timerfd */
@@ -355,21 +355,21 @@ static const char *tq_setup(struct ctx *c)
 {
 	int err;
 
-	c->fd = timeq_open(0);
+	c->fd = timeqfd_open(0);
 	if (c->fd < 0)
 		return "/dev/timeq cannot be opened (timeq.ko not loaded?)";
-	err = timeq_configure_monotonic(c->fd, TICK_NS, HORIZON, c->n + 16);
+	err = timeqfd_configure_monotonic(c->fd, TICK_NS, HORIZON, c->n + 16);
 	if (err) {
 		bad(c, "TIMEQ_CONFIGURE: %s", strerror(-err));
 		return "TIMEQ_CONFIGURE failed";
 	}
-	timeq_ops_init(&c->b, c->ops, batch_size);
+	timeqfd_ops_init(&c->b, c->ops, batch_size);
 	return NULL;
 }
 
 static void tq_arm(struct ctx *c, uint32_t i)
 {
-	int err = timeq_insert(c->fd, c->t[i].deadline, i, &c->t[i].handle);
+	int err = timeqfd_insert(c->fd, c->t[i].deadline, i, &c->t[i].handle);
 
 	if (err)
 		bad(c, "TIMEQ_INSERT of timer %u: %s", i, strerror(-err));
@@ -377,7 +377,7 @@ static void tq_arm(struct ctx *c, uint32_t i)
 
 static void tq_rearm(struct ctx *c, uint32_t i)
 {
-	int err = timeq_update(c->fd, c->t[i].handle, c->t[i].deadline);
+	int err = timeqfd_update(c->fd, c->t[i].handle, c->t[i].deadline);
 
 	if (err)
 		bad(c, "TIMEQ_UPDATE of timer %u: %s", i, strerror(-err));
@@ -387,7 +387,7 @@ static void tq_cancel(struct ctx *c, uint32_t i)
 {
 	int err;
 
-	err = timeq_delete(c->fd, c->t[i].handle);
+	err = timeqfd_delete(c->fd, c->t[i].handle);
 	if (c->stamp_next)
 		c->t[i].cancelled_at = now_ns();
 	if (err && !(err == -ENOENT && c->t[i].cancelled_at >=
@@ -402,9 +402,9 @@ static void tq_flush(struct ctx *c)
 
 	if (!count)
 		return;
-	done = timeq_ops_submit(c->fd, &c->b);
+	done = timeqfd_ops_submit(c->fd, &c->b);
 	stamp_cancels(c);
-	timeq_ops_init(&c->b, c->ops, batch_size);
+	timeqfd_ops_init(&c->b, c->ops, batch_size);
 	if (done != (int)count) {
 		bad(c, "TIMEQ_BATCH applied %d of %u: %s", done, count,
 		    done < 0 ? strerror(-done) :
@@ -434,14 +434,14 @@ static void tqb_add(struct ctx *c, int slot, uint32_t i)
 static void tqb_arm(struct ctx *c, uint32_t i)
 {
 	c->t[i].pending = 1;
-	tqb_add(c, timeq_ops_insert(&c->b, c->t[i].deadline, i), i);
+	tqb_add(c, timeqfd_ops_insert(&c->b, c->t[i].deadline, i), i);
 }
 
 static void tqb_rearm(struct ctx *c, uint32_t i)
 {
 	if (c->t[i].pending)
 		tq_flush(c);
-	tqb_add(c, timeq_ops_update(&c->b, c->t[i].handle, c->t[i].deadline),
+	tqb_add(c, timeqfd_ops_update(&c->b, c->t[i].handle, c->t[i].deadline),
 		i);
 }
 
@@ -451,7 +451,7 @@ static void tqb_cancel(struct ctx *c, uint32_t i)
 		tq_flush(c);
 	if (c->stamp_next)
 		c->stamp[c->nstamp++] = i;
-	tqb_add(c, timeq_ops_delete(&c->b, c->t[i].handle), i);
+	tqb_add(c, timeqfd_ops_delete(&c->b, c->t[i].handle), i);
 }
 
 static void tq_collect(struct ctx *c, int64_t wait_ns)
@@ -466,7 +466,7 @@ static void tq_collect(struct ctx *c, int64_t wait_ns)
 		if (poll(&p, 1, (int)((wait_ns + 999999) / 1000000)) <= 0)
 			return;
 	}
-	got = timeq_read(c->fd, ev, 16);
+	got = timeqfd_read(c->fd, ev, 16);
 	if (got == -EAGAIN || got == -EINTR)
 		return;
 	if (got < 0) {
@@ -493,7 +493,7 @@ static void tq_teardown(struct ctx *c)
 
 	for (i = 0; i < c->n; i++)
 		far += c->t[i].state == T_FAR;
-	err = timeq_stats(c->fd, &st);
+	err = timeqfd_stats(c->fd, &st);
 	if (err)
 		bad(c, "TIMEQ_STATS: %s", strerror(-err));
 	else if (st.queued != far || st.events)

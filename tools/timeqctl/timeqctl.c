@@ -53,7 +53,7 @@ static void fail(const char *what, int ret, const char *fmt, ...)
 
 static int open_dev(void)
 {
-	int fd = timeq_open(0);
+	int fd = timeqfd_open(0);
 
 	if (fd < 0)
 		fail("open", fd, "%s: is the timeq module loaded?", DEV);
@@ -118,7 +118,7 @@ static void print_stats(const struct timeq_stats *st)
 static int show_stats(int fd)
 {
 	struct timeq_stats st;
-	int ret = timeq_stats(fd, &st);
+	int ret = timeqfd_stats(fd, &st);
 
 	if (ret) {
 		fail("stats", ret, NULL);
@@ -212,7 +212,7 @@ static int cmd_demo(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	horizon = (spread_ms * 1000000 + 1000000000) / gran + 1;
-	ret = timeq_configure_monotonic(fd, gran, horizon, 0);
+	ret = timeqfd_configure_monotonic(fd, gran, horizon, 0);
 	if (ret) {
 		fail("configure", ret, "granularity %llu ns, horizon %llu ticks",
 		     (unsigned long long)gran, (unsigned long long)horizon);
@@ -232,7 +232,7 @@ static int cmd_demo(int argc, char **argv)
 
 		deadline[i] = start + (j + 1) * spread_ms * 1000000 / n;
 		time = (deadline[i] + gran - 1) / gran;
-		ret = timeq_insert(fd, time, i, NULL);
+		ret = timeqfd_insert(fd, time, i, NULL);
 		if (ret) {
 			fail("insert", ret, "timer %u at %llu", i,
 			     (unsigned long long)time);
@@ -240,7 +240,7 @@ static int cmd_demo(int argc, char **argv)
 		}
 	}
 	while (got < n) {
-		ret = timeq_read(fd, &ev, 1);
+		ret = timeqfd_read(fd, &ev, 1);
 		if (ret != 1) {
 			fail("read", ret, NULL);
 			return 1;
@@ -343,7 +343,7 @@ static int cmd_sim(int argc, char **argv)
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
-	ret = timeq_configure_manual(fd, 0, jump + 1, size);
+	ret = timeqfd_configure_manual(fd, 0, jump + 1, size);
 	if (ret) {
 		fail("configure", ret, "%llu elements, horizon %llu",
 		     (unsigned long long)size, (unsigned long long)jump + 1);
@@ -351,7 +351,7 @@ static int cmd_sim(int argc, char **argv)
 	}
 	for (i = 0; i < size; i++) {
 		time = 1 + next_rand() % jump;
-		ret = timeq_insert(fd, time, 0, NULL);
+		ret = timeqfd_insert(fd, time, 0, NULL);
 		if (ret) {
 			fail("insert", ret, "element %llu at %llu",
 			     (unsigned long long)i, (unsigned long long)time);
@@ -360,14 +360,14 @@ static int cmd_sim(int argc, char **argv)
 	}
 	t0 = mono_ns();
 	for (i = 0; i < ops; i++) {
-		ret = timeq_delete_min(fd, &e);
+		ret = timeqfd_delete_min(fd, &e);
 		if (ret) {
 			fail("delete-min", ret, "step %llu",
 			     (unsigned long long)i);
 			return 1;
 		}
 		time = e.time + 1 + next_rand() % jump;
-		ret = timeq_insert(fd, time, 0, NULL);
+		ret = timeqfd_insert(fd, time, 0, NULL);
 		if (ret) {
 			fail("insert", ret, "time %llu, now %llu",
 			     (unsigned long long)time,
@@ -382,7 +382,7 @@ static int cmd_sim(int argc, char **argv)
 	printf("%.0f ops/s, %.0f ns per operation\n",
 	       ops ? 2.0 * ops / ((t1 - t0) / 1e9) : 0.0,
 	       ops ? (t1 - t0) / (2.0 * ops) : 0.0);
-	ret = timeq_stats(fd, &st);
+	ret = timeqfd_stats(fd, &st);
 	if (ret) {
 		fail("stats", ret, NULL);
 		return 1;

@@ -19,7 +19,7 @@ static long sys_result(long ret)
 	return ret < 0 ? -errno : ret;
 }
 
-int timeq_open(int flags)
+int timeqfd_open(int flags)
 {
 	return sys_result(open(TIMEQ_DEV, O_RDWR | O_CLOEXEC | flags));
 }
@@ -40,21 +40,21 @@ static int configure(int fd, uint32_t clock, uint64_t granularity,
 	return sys_result(ioctl(fd, TIMEQ_CONFIGURE, &c));
 }
 
-int timeq_configure_manual(int fd, uint64_t start, uint64_t horizon,
-			   uint32_t max_elements)
+int timeqfd_configure_manual(int fd, uint64_t start, uint64_t horizon,
+			     uint32_t max_elements)
 {
 	return configure(fd, TIMEQ_CLOCK_MANUAL, 0, start, horizon,
 			 max_elements);
 }
 
-int timeq_configure_monotonic(int fd, uint64_t granularity, uint64_t horizon,
-			      uint32_t max_elements)
+int timeqfd_configure_monotonic(int fd, uint64_t granularity, uint64_t horizon,
+				uint32_t max_elements)
 {
 	return configure(fd, TIMEQ_CLOCK_MONOTONIC, granularity, 0, horizon,
 			 max_elements);
 }
 
-int timeq_insert(int fd, uint64_t time, uint64_t cookie, uint64_t *handle)
+int timeqfd_insert(int fd, uint64_t time, uint64_t cookie, uint64_t *handle)
 {
 	struct timeq_insert in;
 	int ret;
@@ -69,7 +69,7 @@ int timeq_insert(int fd, uint64_t time, uint64_t cookie, uint64_t *handle)
 	return ret;
 }
 
-int timeq_delete(int fd, uint64_t handle)
+int timeqfd_delete(int fd, uint64_t handle)
 {
 	struct timeq_delete del;
 
@@ -79,7 +79,7 @@ int timeq_delete(int fd, uint64_t handle)
 	return sys_result(ioctl(fd, TIMEQ_DELETE, &del));
 }
 
-int timeq_update(int fd, uint64_t handle, uint64_t time)
+int timeqfd_update(int fd, uint64_t handle, uint64_t time)
 {
 	struct timeq_update up;
 
@@ -97,17 +97,17 @@ static int element(int fd, unsigned long cmd, struct timeq_element *e)
 	return sys_result(ioctl(fd, cmd, e));
 }
 
-int timeq_min(int fd, struct timeq_element *min)
+int timeqfd_min(int fd, struct timeq_element *min)
 {
 	return element(fd, TIMEQ_MIN, min);
 }
 
-int timeq_delete_min(int fd, struct timeq_element *min)
+int timeqfd_delete_min(int fd, struct timeq_element *min)
 {
 	return element(fd, TIMEQ_DELETE_MIN, min);
 }
 
-long timeq_advance(int fd, uint64_t time)
+long timeqfd_advance(int fd, uint64_t time)
 {
 	struct timeq_advance adv;
 
@@ -117,21 +117,21 @@ long timeq_advance(int fd, uint64_t time)
 	return sys_result(ioctl(fd, TIMEQ_ADVANCE, &adv));
 }
 
-int timeq_stats(int fd, struct timeq_stats *stats)
+int timeqfd_stats(int fd, struct timeq_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
 	stats->size = sizeof(*stats);
 	return sys_result(ioctl(fd, TIMEQ_STATS, stats));
 }
 
-ssize_t timeq_read(int fd, struct timeq_event *events, size_t n)
+ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n)
 {
 	ssize_t ret = read(fd, events, n * sizeof(*events));
 
 	return ret < 0 ? -errno : ret / (ssize_t)sizeof(*events);
 }
 
-void timeq_ops_init(struct timeq_ops *b, struct timeq_op *ops, uint32_t max)
+void timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops, uint32_t max)
 {
 	b->ops = ops;
 	b->count = 0;
@@ -139,7 +139,7 @@ void timeq_ops_init(struct timeq_ops *b, struct timeq_op *ops, uint32_t max)
 }
 
 /* The next free operation of @b, zeroed, or NULL. */
-static struct timeq_op *ops_add(struct timeq_ops *b, uint32_t code)
+static struct timeq_op *ops_add(struct timeqfd_ops *b, uint32_t code)
 {
 	struct timeq_op *op;
 
@@ -151,7 +151,7 @@ static struct timeq_op *ops_add(struct timeq_ops *b, uint32_t code)
 	return op;
 }
 
-int timeq_ops_insert(struct timeq_ops *b, uint64_t time, uint64_t cookie)
+int timeqfd_ops_insert(struct timeqfd_ops *b, uint64_t time, uint64_t cookie)
 {
 	struct timeq_op *op = ops_add(b, TIMEQ_OP_INSERT);
 
@@ -162,7 +162,7 @@ int timeq_ops_insert(struct timeq_ops *b, uint64_t time, uint64_t cookie)
 	return op - b->ops;
 }
 
-int timeq_ops_delete(struct timeq_ops *b, uint64_t handle)
+int timeqfd_ops_delete(struct timeqfd_ops *b, uint64_t handle)
 {
 	struct timeq_op *op = ops_add(b, TIMEQ_OP_DELETE);
 
@@ -172,7 +172,7 @@ int timeq_ops_delete(struct timeq_ops *b, uint64_t handle)
 	return op - b->ops;
 }
 
-int timeq_ops_update(struct timeq_ops *b, uint64_t handle, uint64_t time)
+int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time)
 {
 	struct timeq_op *op = ops_add(b, TIMEQ_OP_UPDATE);
 
@@ -183,7 +183,7 @@ int timeq_ops_update(struct timeq_ops *b, uint64_t handle, uint64_t time)
 	return op - b->ops;
 }
 
-int timeq_ops_submit(int fd, struct timeq_ops *b)
+int timeqfd_ops_submit(int fd, struct timeqfd_ops *b)
 {
 	struct timeq_batch batch;
 

@@ -37,11 +37,14 @@ extern "C" {
  * (see "Structures" in the ABI), and &struct timeq_stats.filled says how
  * much of the statistics an older kernel filled.
  *
+ * The functions are named timeqfd_*, for the file descriptor they act on,
+ * as timerfd's are; timeq_* names the module's in-kernel API.
+ *
  * Link with -ltimeq (pkg-config --libs timeq); include <timeq/timeq.h>.
  */
 
 /**
- * timeq_open - open a new queue
+ * timeqfd_open - open a new queue
  * @flags:	0, or O_NONBLOCK for reads that fail with -EAGAIN rather
  *		than wait; O_RDWR and O_CLOEXEC are always added
  *
@@ -51,43 +54,43 @@ extern "C" {
  * Return: the file descriptor, or a negative errno (that of open(2);
  * -ENOENT if the timeq module is not loaded).
  */
-int timeq_open(int flags);
+int timeqfd_open(int flags);
 
 /**
- * timeq_configure_manual - make a queue whose clock the caller moves
- * @fd:		a queue from timeq_open(), not yet configured
+ * timeqfd_configure_manual - make a queue whose clock the caller moves
+ * @fd:		a queue from timeqfd_open(), not yet configured
  * @start:	the clock's first value, in ticks
  * @horizon:	times are accepted from the clock up to @horizon ticks later
  * @max_elements: the cap on queued elements and unread events, or 0 for
  *		the module's default
  *
- * The clock moves with timeq_advance() and timeq_delete_min().
+ * The clock moves with timeqfd_advance() and timeqfd_delete_min().
  *
  * Return: 0, or a negative errno: -EBUSY if @fd is configured already,
  * -EINVAL for a parameter out of range, -EMFILE at the user's limit of
  * files, -ENOMEM.
  */
-int timeq_configure_manual(int fd, uint64_t start, uint64_t horizon,
-			   uint32_t max_elements);
+int timeqfd_configure_manual(int fd, uint64_t start, uint64_t horizon,
+			     uint32_t max_elements);
 
 /**
- * timeq_configure_monotonic - make a queue that the kernel expires
- * @fd:		a queue from timeq_open(), not yet configured
+ * timeqfd_configure_monotonic - make a queue that the kernel expires
+ * @fd:		a queue from timeqfd_open(), not yet configured
  * @granularity: nanoseconds of CLOCK_MONOTONIC per tick
  * @horizon:	times are accepted up to @horizon ticks from now
- * @max_elements: as for timeq_configure_manual()
+ * @max_elements: as for timeqfd_configure_manual()
  *
  * A time is in ticks of CLOCK_MONOTONIC: the time in nanoseconds divided
  * by @granularity. Each element becomes an event once its tick has begun,
- * never earlier, for timeq_read() to return.
+ * never earlier, for timeqfd_read() to return.
  *
- * Return: as timeq_configure_manual().
+ * Return: as timeqfd_configure_manual().
  */
-int timeq_configure_monotonic(int fd, uint64_t granularity, uint64_t horizon,
-			      uint32_t max_elements);
+int timeqfd_configure_monotonic(int fd, uint64_t granularity, uint64_t horizon,
+				uint32_t max_elements);
 
 /**
- * timeq_insert - add an element
+ * timeqfd_insert - add an element
  * @fd:		a configured queue
  * @time:	its time, in ticks
  * @cookie:	any value, given back with the element and its event
@@ -96,40 +99,40 @@ int timeq_configure_monotonic(int fd, uint64_t granularity, uint64_t horizon,
  * Return: 0, or a negative errno: -ERANGE for a time outside the window,
  * -ENOSPC at the cap, -ENOMEM, -EBADFD if @fd is not configured.
  */
-int timeq_insert(int fd, uint64_t time, uint64_t cookie, uint64_t *handle);
+int timeqfd_insert(int fd, uint64_t time, uint64_t cookie, uint64_t *handle);
 
 /**
- * timeq_delete - remove an element before it expires
+ * timeqfd_delete - remove an element before it expires
  * @fd:		a configured queue
- * @handle:	the element, as timeq_insert() gave it
+ * @handle:	the element, as timeqfd_insert() gave it
  *
  * Return: 0, or a negative errno: -ENOENT if @handle names no queued
  * element of @fd (it expired, or was deleted).
  */
-int timeq_delete(int fd, uint64_t handle);
+int timeqfd_delete(int fd, uint64_t handle);
 
 /**
- * timeq_update - move an element to another time
+ * timeqfd_update - move an element to another time
  * @fd:		a configured queue
  * @handle:	the element; it keeps its handle and cookie
  * @time:	its new time
  *
- * Return: 0, or a negative errno: -ENOENT as for timeq_delete(), -ERANGE
- * as for timeq_insert().
+ * Return: 0, or a negative errno: -ENOENT as for timeqfd_delete(), -ERANGE
+ * as for timeqfd_insert().
  */
-int timeq_update(int fd, uint64_t handle, uint64_t time);
+int timeqfd_update(int fd, uint64_t handle, uint64_t time);
 
 /**
- * timeq_min - the earliest element
+ * timeqfd_min - the earliest element
  * @fd:		a configured queue
  * @min:	set to the element: its handle, time and cookie
  *
  * Return: 0, or a negative errno: -ENODATA if the queue is empty.
  */
-int timeq_min(int fd, struct timeq_element *min);
+int timeqfd_min(int fd, struct timeq_element *min);
 
 /**
- * timeq_delete_min - remove the earliest element, and move the clock to it
+ * timeqfd_delete_min - remove the earliest element, and move the clock to it
  * @fd:		a queue with the manual clock
  * @min:	set to the element removed
  *
@@ -138,10 +141,10 @@ int timeq_min(int fd, struct timeq_element *min);
  * Return: 0, or a negative errno: -ENODATA if the queue is empty,
  * -EOPNOTSUPP on the monotonic clock.
  */
-int timeq_delete_min(int fd, struct timeq_element *min);
+int timeqfd_delete_min(int fd, struct timeq_element *min);
 
 /**
- * timeq_advance - move the manual clock, expiring what it passes
+ * timeqfd_advance - move the manual clock, expiring what it passes
  * @fd:		a queue with the manual clock
  * @time:	every element before @time becomes an event, in order of
  *		time; then the clock is @time, if that is later
@@ -149,19 +152,19 @@ int timeq_delete_min(int fd, struct timeq_element *min);
  * Return: how many elements expired, or a negative errno: -EOPNOTSUPP on
  * the monotonic clock.
  */
-long timeq_advance(int fd, uint64_t time);
+long timeqfd_advance(int fd, uint64_t time);
 
 /**
- * timeq_stats - a queue's figures
+ * timeqfd_stats - a queue's figures
  * @fd:		a queue, configured or not
  * @stats:	set to them, with @stats->filled the bytes the kernel wrote
  *
  * Return: 0, or a negative errno.
  */
-int timeq_stats(int fd, struct timeq_stats *stats);
+int timeqfd_stats(int fd, struct timeq_stats *stats);
 
 /**
- * timeq_read - take expired elements
+ * timeqfd_read - take expired elements
  * @fd:		a configured queue
  * @events:	where to put them
  * @n:		room in @events, in events; the kernel gives at most 16 a call
@@ -171,67 +174,68 @@ int timeq_stats(int fd, struct timeq_stats *stats);
  * Return: how many events were read, at least 1; or a negative errno:
  * -EAGAIN with O_NONBLOCK and none ready, -EINTR if a signal came first.
  */
-ssize_t timeq_read(int fd, struct timeq_event *events, size_t n);
+ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n);
 
 /**
- * struct timeq_ops - a batch of operations being built
+ * struct timeqfd_ops - a batch of operations being built
  * @ops:	the caller's array of operations
  * @count:	how many are in it
  * @max:	how many it holds
  *
- * timeq_ops_insert(), timeq_ops_delete() and timeq_ops_update() add to
- * it, timeq_ops_submit() applies it in one call. Then each entry of @ops
+ * timeqfd_ops_insert(), timeqfd_ops_delete() and timeqfd_ops_update() add to
+ * it, timeqfd_ops_submit() applies it in one call. Then each entry of @ops
  * holds its operation's result (0 or a negative errno) in .result, and an
  * insert's new handle in .handle.
  */
-struct timeq_ops {
+struct timeqfd_ops {
 	struct timeq_op	*ops;
 	uint32_t	count;
 	uint32_t	max;
 };
 
 /**
- * timeq_ops_init - start a batch
+ * timeqfd_ops_init - start a batch
  * @b:		the batch
  * @ops:	an array of @max operations, the batch's room
  * @max:	its length; the kernel takes at most 4096 a call
  */
-void timeq_ops_init(struct timeq_ops *b, struct timeq_op *ops, uint32_t max);
+void timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops,
+		      uint32_t max);
 
 /**
- * timeq_ops_insert - add an insert to a batch
+ * timeqfd_ops_insert - add an insert to a batch
  * @b:		the batch
  * @time:	the new element's time
  * @cookie:	its cookie
  *
  * Return: the operation's index in @b->ops, or -ENOSPC if it is full.
  */
-int timeq_ops_insert(struct timeq_ops *b, uint64_t time, uint64_t cookie);
+int timeqfd_ops_insert(struct timeqfd_ops *b, uint64_t time, uint64_t cookie);
 
 /**
- * timeq_ops_delete - add a delete to a batch
+ * timeqfd_ops_delete - add a delete to a batch
  * @b:		the batch
  * @handle:	the element
  *
  * Return: the operation's index, or -ENOSPC.
  */
-int timeq_ops_delete(struct timeq_ops *b, uint64_t handle);
+int timeqfd_ops_delete(struct timeqfd_ops *b, uint64_t handle);
 
 /**
- * timeq_ops_update - add an update to a batch
+ * timeqfd_ops_update - add an update to a batch
  * @b:		the batch
  * @handle:	the element
  * @time:	its new time
  *
  * Return: the operation's index, or -ENOSPC.
  */
-int timeq_ops_update(struct timeq_ops *b, uint64_t handle, uint64_t time);
+int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time);
 
 /**
- * timeq_ops_submit - apply a batch, in order
+ * timeqfd_ops_submit - apply a batch, in order
  * @fd:		a configured queue
  * @b:		the batch; its operations hold their results afterwards, and
- *		timeq_ops_init() empties it for the next batch
+ *		timeqfd_ops_init() empties it for the next batch
  *
  * The kernel applies the operations in order and stops at the first that
  * fails, whose @result says why; the ones after it are not applied.
@@ -239,7 +243,7 @@ int timeq_ops_update(struct timeq_ops *b, uint64_t handle, uint64_t time);
  * Return: how many operations were applied, the first ones; or a negative
  * errno if the batch itself was refused and none was applied.
  */
-int timeq_ops_submit(int fd, struct timeq_ops *b);
+int timeqfd_ops_submit(int fd, struct timeqfd_ops *b);
 
 #ifdef __cplusplus
 }
