@@ -15,7 +15,7 @@
 #             and timeq(4)
 #   library   a program built from that staging area with pkg-config, once
 #             against the shared and once against the static library, runs
-#             and gets a negative errno or a descriptor from timeq_open()
+#             and gets a negative errno or a descriptor from timeqfd_open()
 #
 # dkms signs what it builds with a key it makes in /var/lib/dkms when
 # there is none; the builds run in a mount namespace with a tmpfs there,
@@ -131,9 +131,9 @@ library() {
 /* A descriptor, or a negative errno: never -1 with errno set. */
 int main(void)
 {
-	int fd = timeq_open(0);
+	int fd = timeqfd_open(0);
 
-	printf("timeq_open: %d (%s)\n", fd, fd < 0 ? strerror(-fd) : "open");
+	printf("timeqfd_open: %d (%s)\n", fd, fd < 0 ? strerror(-fd) : "open");
 	return fd == -1 ? 1 : 0;
 }
 EOF
