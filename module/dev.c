@@ -514,16 +514,16 @@ static int tq_dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
  * before anything more is read, then the rest, the way
  * include/uapi/linux/timeq.h says.
  */
-static int tq_dev_copy_in(void *karg, const struct timeq_ioctl_op *op,
+static int tq_dev_copy_in(void *karg, const struct timeq_ioctl_op *ioc,
 			  void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
 		return -EFAULT;
 	if (*usize > TQ_SIZE_MAX)
 		return -E2BIG;
-	if (*usize < op->min_size)
+	if (*usize < ioc->min_size)
 		return -EINVAL;
-	return copy_struct_from_user(karg, op->size, uarg, *usize);
+	return copy_struct_from_user(karg, ioc->size, uarg, *usize);
 }
 
 /*
@@ -929,7 +929,7 @@ union timeq_ucmd_buffer {
 #define IOCTL_OP(_name, _fn, _struct, _last, _configured)		\
 	[TIMEQ_CMD_##_name - TIMEQ_CMD_CONFIGURE] = {			\
 		.size = sizeof(_struct) +				\
-			BUILD_BUG_ON_ZERO(sizeof(union timeq_ucmd_buffer) < \
+			BUILD_BUG_ON_ZERO(sizeof(union timeq_ucmd_buffer) <	\
 					  sizeof(_struct)),		\
 		.min_size = offsetofend(_struct, _last),		\
 		.ioctl_num = TIMEQ_##_name,				\
@@ -972,7 +972,7 @@ static long tq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct timeq_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	const struct timeq_ioctl_op *op;
+	const struct timeq_ioctl_op *ioc;
 	union timeq_ucmd_buffer buf;
 	unsigned int nr = _IOC_NR(cmd);
 	u32 usize;
@@ -981,18 +981,18 @@ static long tq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (nr < TIMEQ_CMD_CONFIGURE ||
 	    nr - TIMEQ_CMD_CONFIGURE >= ARRAY_SIZE(timeq_ioctl_ops))
 		return -ENOTTY;
-	op = &timeq_ioctl_ops[array_index_nospec(nr - TIMEQ_CMD_CONFIGURE,
-						 ARRAY_SIZE(timeq_ioctl_ops))];
-	if (op->ioctl_num != cmd)
+	ioc = &timeq_ioctl_ops[array_index_nospec(nr - TIMEQ_CMD_CONFIGURE,
+						  ARRAY_SIZE(timeq_ioctl_ops))];
+	if (ioc->ioctl_num != cmd)
 		return -ENOTTY;
-	ret = tq_dev_copy_in(&buf, op, uarg, &usize);
+	ret = tq_dev_copy_in(&buf, ioc, uarg, &usize);
 	if (ret)
 		return ret;
 	mutex_lock(&f->mutex);
-	if (op->configured && !f->q)
+	if (ioc->configured && !f->q)
 		ret = -EBADFD;
 	else
-		ret = op->execute(f, &buf, uarg, usize);
+		ret = ioc->execute(f, &buf, uarg, usize);
 	mutex_unlock(&f->mutex);
 	return ret;
 }
@@ -1113,13 +1113,13 @@ static int tq_dev_release(struct inode *inode, struct file *file)
 }
 
 static const struct file_operations timeq_fops = {
-	.owner = THIS_MODULE,
-	.open = tq_dev_open,
-	.release = tq_dev_release,
-	.read = tq_dev_read,
-	.poll = tq_dev_poll,
-	.unlocked_ioctl = tq_dev_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+	.owner		= THIS_MODULE,
+	.open		= tq_dev_open,
+	.release	= tq_dev_release,
+	.read		= tq_dev_read,
+	.poll		= tq_dev_poll,
+	.unlocked_ioctl	= tq_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };
 
 static struct miscdevice timeq_misc = {
