@@ -20,7 +20,7 @@
 #			SUITE=timeq_paths (a kunit.py filter glob) runs one
 #   make selftests	the kselftests, built by the kernel's selftests
 #			Makefile (TARGETS=timeq) into build/kselftest/timeq
-#   make soak		issue 13's hardening programs mixed, in the debug
+#   make soak		/dev/timeq's hardening programs mixed, in the debug
 #			kernel under qemu, for TIMEQ_SOAK_MINUTES (default 30);
 #			figures after every round (tools/testing/vm/soak.sh)
 #   make mutate		the mutation run: plausible one-line bugs planted in

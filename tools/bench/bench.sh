@@ -10,7 +10,7 @@
 #      four jump distributions, timeq (bare and locked) against libuv,
 #      libevent, libev, the kernel's rbtree, the bare hashed wheel (the
 #      floor) and a direct-mapped array (the limit); tables, bytes per
-#      element, the targets, CSV and plots
+#      element, the targets, CSV and plots
 #   2. the calibration of the paper's costs b, c, d (calibrate.c)
 #   3. the locking cost: tools/testing/queue/bench_paths, the fast path's
 #      latency with the slow side flat out, beside one plain spinlock

@@ -2,7 +2,7 @@
 /*
  * The userspace benchmark's output: the machine and compiler, one table of
  * ns/op per workload and jump distribution with timeq's ratio to every
- * structure, bytes per element, the issue's targets (met, or missed by how
+ * structure, bytes per element, the targets (met, or missed by how
  * much), results.csv, and a gnuplot script per workload drawing ns/op
  * against N, one panel per distribution (tools/bench/bench.sh runs them
  * into PNG and SVG).
@@ -313,7 +313,7 @@ void print_targets(const struct bench_run *run)
 	};
 	unsigned int i;
 
-	printf("== Targets of issue 10 (figures, printed, never asserted); peers are\n"
+	printf("== Targets (figures, printed, never asserted); peers are\n"
 	       "   libuv, libevent, libev and rbtree; a point is a (distribution, N); the\n"
 	       "   floor runs where it is one (churn, and W3's refresh moves)\n");
 	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)

@@ -10,7 +10,7 @@
  * time; all in 1 .. 2^20 ticks):
  *
  *	exp	exponential, mean 2^17, cut at 2^20
- *	uniform	uniform on 1 .. 2^20 (mean 2^19), as in issue 10's table
+ *	uniform	uniform on 1 .. 2^20 (mean 2^19)
  *	bimodal	90% uniform on 1 .. 2^11, 10% on 2^19 + 1 .. 2^20: many
  *		short timers and a few long ones (mean about 79600)
  *	const	always 2^19

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * explore: an interleaving explorer over the real C of module/queue.c,
- * paths.c and clock.c (issue 18).
+ * paths.c and clock.c, for the concurrency defects README lists.
  *
  * The three files are built unchanged against tools/testing/queue/compat
  * with -DCOMPAT_EXPLORE, in which every synchronisation call is a

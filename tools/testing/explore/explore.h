@@ -211,7 +211,7 @@ void xw_drain_plain(struct xw *w, unsigned long want);
 struct scenario {
 	const char	*name;
 	const char	*what;		/* what it covers, and its oracle */
-	int		defect;		/* the defect of issue 18 it targets */
+	int		defect;		/* the defect (README) it targets */
 	void		(*setup)(struct xw *w);
 	/* Extra phases: at quiescence @phase (1, 2 ...), spawn or end. */
 	bool		(*phase)(struct xw *w, unsigned int phase);

@@ -23,8 +23,8 @@
 #
 # The patches here were written against a28c087. When one no longer
 # applies to the code it is meant for, the line says so: regenerate it.
-# plant/reverts lists the fixing commits of issue 18's defects, so that
-# each fix, undone, is caught by the scenario written for that defect.
+# plant/reverts lists the fixing commits of the defects README lists, so
+# that each fix, undone, is caught by the scenario written for that defect.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -22,7 +22,7 @@
 #
 # EXPLORE_SEED sets the base seed (default 1); a failure prints the seed
 # and the command that replays it. Scenarios are expected to fail on code
-# with issue 18's defects (a28c087): that is what they are for.
+# with the defects README lists (a28c087): that is what they are for.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -2,8 +2,8 @@
 /*
  * The scenarios: two or three threads each, on one queue, through the
  * public API of include/linux/timeq.h only (the checkers and the world's
- * oracles aside). Each names the defect of issue 18 it was written to
- * catch, if any, but none expects anything of a particular version of
+ * oracles aside). Each names the defect of README's table it was written
+ * to catch, if any, but none expects anything of a particular version of
  * module/: against code without the defect it must pass.
  *
  * Every queue has the same shape: a horizon of 1024 ticks, buckets of

@@ -2,10 +2,10 @@
 /*
  * The explorer's own tests: small programs, each with a known bug or
  * known to be right, over the compat primitives of compat/explore.h that
- * module/ uses and those the fixes of issue 18 will (wait_var_event(),
- * completions, raw spinlocks with irqsave). A detector that misses its
- * bug, or a correct program that fails, fails the self-test, so that a
- * clean run of a scenario means something.
+ * module/ uses and those the fixes of README's defects will
+ * (wait_var_event(), completions, raw spinlocks with irqsave). A detector
+ * that misses its bug, or a correct program that fails, fails the
+ * self-test, so that a clean run of a scenario means something.
  *
  *	explore --selftest
  */

@@ -17,9 +17,10 @@
 #   timeq, spoof   max_flows=50 filled by a spoofer's 50 flows, each kept
 #                  alive by a packet every 0.7 time-outs, while 40 new
 #                  flows come: flows idle for half the time-out are
-#                  evicted to take them (issue 19), fewer packets are
-#                  dropped at the cap than the new flows send (without
-#                  eviction, each and its echo), and the accounting holds
+#                  evicted to take them (the most idle of a sample, as
+#                  conntrack's early_drop()), fewer packets are dropped
+#                  at the cap than the new flows send (without eviction,
+#                  each and its echo), and the accounting holds
 #   gc             conntrack's design, until drained (its collector may
 #                  sleep for 60 s first, as conntrack's does with an empty
 #                  table, hence --drain 90)

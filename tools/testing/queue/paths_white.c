@@ -396,8 +396,8 @@ static void white_test_window_plain(struct kunit *test)
  * A clocked queue's clock lags CLOCK_MONOTONIC until its slow side runs:
  * a time beyond the lagging window but within the current tick's is
  * -EAGAIN in tq_window(), deferred, and the slow side makes room for it
- * (issue 18.5); beyond the current tick's horizon it is -ERANGE, and
- * nothing is handed off.
+ * (defect 5, tools/testing/explore/README); beyond the current tick's
+ * horizon it is -ERANGE, and nothing is handed off.
  */
 static void white_test_window_clocked(struct kunit *test)
 {
@@ -948,8 +948,9 @@ static void white_test_handoff_shutdown_after_claim(struct kunit *test)
  * (PENDING is still set, nothing is pushed) and the drain applies the
  * joined time; one of a request already applied is applied in place; and
  * another slow-side caller leaves far work pending (a WALK), which the
- * drain finishes before it applies anything more (issue 18.3): the
- * request it applies next is earlier than the walked bucket.
+ * drain finishes before it applies anything more (defect 3,
+ * tools/testing/explore/README): the request it applies next is earlier
+ * than the walked bucket.
  *
  *	N (5, the minimum); bucket 6: W1 (100), W2 (99); 70 requests for
  *	bucket 12, the 65th joined at the door to 40
@@ -1408,10 +1409,10 @@ static void white_test_catch_up_then_remove_min(struct kunit *test)
 
 /*
  * The expiry finishes the work its removal left before the callback runs
- * (issue 18.6): in the callback the queue has its minimum, so timeq_min()
- * and timeq_fast_min() find the queue's next timer. Here finding it is a
- * RESOLVE of 40 timers out of order, more than a hold's budget with the
- * removal.
+ * (defect 6, tools/testing/explore/README): in the callback the queue has
+ * its minimum, so timeq_min() and timeq_fast_min() find the queue's next
+ * timer. Here finding it is a RESOLVE of 40 timers out of order, more
+ * than a hold's budget with the removal.
  */
 struct min_probe {
 	struct timeq_timer	timer;

@@ -292,7 +292,7 @@ inline drain_apply(dat, daw, dawid)
 		r_wid = dawid;
 		ph = PH_RETAKE
 #else
-		/* Planted (issue 18.5): tq_arm()'s -ERANGE ignored, dropped. */
+		/* Planted (defect 5): tq_arm()'s -ERANGE ignored, dropped. */
 		indrain[dat] = 0
 #endif
 #endif
@@ -316,7 +316,7 @@ inline wait_request()
 #ifndef BUG_WAIT_SPINS
 	s_wait = W_REQ
 #else
-	/* Planted (issue 18.7): cond_resched() and the call again, a spin. */
+	/* Planted (defect 7): cond_resched() and the call again, a spin. */
 	s_more = 1
 #endif
 }
@@ -646,7 +646,7 @@ inline slow_finish()
 	   :: ph_fin == FIN_EXP_CAUGHT -> expire_take()
 	   :: ph_fin == FIN_TAKEN ->
 #ifdef BUG_RUNNING_LATE
-		/* Planted (issue 18.1): published after tq_finish()'s doors. */
+		/* Planted (defect 1): published after tq_finish()'s doors. */
 		running = e_n;
 #endif
 		tq_release();
@@ -724,7 +724,7 @@ inline slow_step()
 #ifndef BUG_RELOCK_NO_FINISH
 		s_fin = 1
 #else
-		/* Planted (issue 18.3): relocked, the drain applies at once. */
+		/* Planted (defect 3): relocked, the drain applies at once. */
 		if
 		:: ph_fin == FIN_RELOCK -> ph = PH_DRAIN
 		:: else -> s_fin = 1
@@ -829,7 +829,7 @@ inline slow_step()
 #endif
 #ifdef BUG_MIN_UNLOCKED
 	:: ph == PH_FIRST ->
-		/* Planted (issue 18.6): timeq_min(), under no lock. */
+		/* Planted (defect 6): timeq_min(), under no lock. */
 		first_ok();
 		ph = PH_POST
 #endif

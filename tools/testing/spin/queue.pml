@@ -194,7 +194,7 @@ inline tq_settle()
 	tq_set_min(q_n);
 #else
 	/*
-	 * Planted (issue 18.2): NULL published first, then the search; the
+	 * Planted (defect 2): NULL published first, then the search; the
 	 * near lane (q_split) does the rest in its next step, as another
 	 * CPU may see it.
 	 */

@@ -7,7 +7,8 @@
  * What it covers
  * --------------
  *
- * The code of the fixes of issue 18, at the level of its locks, flags
+ * The code as fixed for the concurrency defects ("defect N" below) that
+ * tools/testing/explore/README numbers, at the level of its locks, flags
  * and doors, with one difference of order. On a clocked queue, the code's
  * tq_apply() makes room for the ->want it read while it still holds
  * PENDING, then clears PENDING, reads ->want again, and takes PENDING back
@@ -163,33 +164,33 @@
  *   BUG_STALE_MIN		__timeq_delete_min() leaves @min naming the
  *				removed node while PULL_HEAD is pending.
  *				pull.
- *   BUG_RUNNING_LATE		issue 18.1: tq_clock_run() publishes
+ *   BUG_RUNNING_LATE		defect 1: tq_clock_run() publishes
  *				@running after tq_finish(), whose door lets
  *				delete_sync() return while the expiry holds
  *				the timer, whose callback then reads it
  *				freed. expiry.
- *   BUG_SETTLE_NULL_FIRST	issue 18.2: tq_settle() publishes NULL, then
+ *   BUG_SETTLE_NULL_FIRST	defect 2: tq_settle() publishes NULL, then
  *				(the near lane's next step) finds head2's
  *				first; the far operations read @min again and
  *				take their node for the minimum on NULL. A
  *				far node becomes the minimum. regions.
- *   BUG_RELOCK_NO_FINISH	issue 18.3: the drain's relock applies the
+ *   BUG_RELOCK_NO_FINISH	defect 3: the drain's relock applies the
  *				next request without finishing the pending
  *				work another caller left; its WALK then
  *				takes the walked bucket's node over an
  *				earlier one the drain inserted. doors.
- *   BUG_ARM_UNLOCKED		issue 18.4: tq_clock_kick() without arm_lock,
+ *   BUG_ARM_UNLOCKED		defect 4: tq_clock_kick() without arm_lock,
  *				reading @min_time and @armed and writing
  *				@armed, then starting the hrtimer in a step
  *				of its own: the hrtimer is left later than
  *				the minimum. arming.
- *   BUG_DEFERRED_DROPPED	issue 18.5: tq_apply() drops a request beyond
+ *   BUG_DEFERRED_DROPPED	defect 5: tq_apply() drops a request beyond
  *				the lagging clock's window (tq_arm()'s
  *				-ERANGE ignored): P-b. room.
- *   BUG_MIN_UNLOCKED		issue 18.6: TIMEQ_MIN's timeq_first() is
+ *   BUG_MIN_UNLOCKED		defect 6: TIMEQ_MIN's timeq_first() is
  *				timeq_min() again, read with no lock: NULL
  *				for a queue with work pending. doors.
- *   BUG_WAIT_SPINS		issue 18.7: the waits for a request in
+ *   BUG_WAIT_SPINS		defect 7: the waits for a request in
  *				flight spin (cond_resched() and the call
  *				again) rather than sleep. livelock.
  *   BUG_APPLY_NO_RETAKE	tq_apply() makes room with PENDING clear and
@@ -204,9 +205,9 @@
  *
  * Three of the first nine were real: BUG_STALE_MIN, and the two hand-off
  * races behind BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this
- * model found in the code. Those of issue 18 were real at a28c087, where
+ * model found in the code. Defects 1 to 7 were real at a28c087, where
  * the model could not see them; BUG_SET_ROOM_LATE is real at 4de2718,
- * where it does. Issue 18.8 (data races by the kernel's definition) is
+ * where it does. Defect 8 (data races by the kernel's definition) is
  * KCSAN's (below).
  *
  * Limits
@@ -246,7 +247,7 @@
  * barriers the code relies on give the accesses they order (paths.pml,
  * "Memory order"); it checks neither that those barriers are there, bar
  * the one BUG_DRAIN_EARLY_READ removes, nor that they suffice, nor any
- * plain access racing another (issue 18.8): the drain's read of a timer's
+ * plain access racing another (defect 8): the drain's read of a timer's
  * llist link before it clears PENDING, for one, is ordered here by
  * assumption (40e1b32 found it unordered with TSan).
  *
@@ -583,7 +584,7 @@ proctype kick()
 		kph = 2
 #else
 		/*
-		 * Planted (issue 18.4): no arm_lock; @min_time and @armed
+		 * Planted (defect 4): no arm_lock; @min_time and @armed
 		 * read, @armed written, and hrtimer_start() after.
 		 */
 		kt = mintime;

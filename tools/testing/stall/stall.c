@@ -9,8 +9,8 @@
  * late while CPU 0 holds a spinlock, has bottom halves off, or runs a
  * syscall with no reschedule point, so its worst lateness during a
  * workload is the longest stall that workload caused. The workloads are
- * the ones issue 13 found to walk a whole bucket in one lock hold, each
- * with @nodes elements:
+ * the ones the hardening of /dev/timeq found to walk a whole bucket in
+ * one lock hold, each with @nodes elements:
  *
  *	far	every element at one far time; then insert an element at the
  *		clock and delete it, again and again

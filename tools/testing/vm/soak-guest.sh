@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tools/testing/vm/soak-guest.sh SECONDS - in the debug kernel guest of
-# make soak (busybox sh; soak.sh boots it): issue 13's hardening programs,
-# mixed, round after round until SECONDS have passed. Prints TAP.
+# make soak (busybox sh; soak.sh boots it): /dev/timeq's hardening
+# programs, mixed, round after round until SECONDS have passed. Prints TAP.
 #
 # A round loads timeq.ko (/lib/modules/timeq/) and runs at once, each in
 # the background: the ABI fuzzer (60 s), expiry under load (10^5

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/testing/vm/soak.sh [MINUTES] - make soak: issue 13's hardening
+# tools/testing/vm/soak.sh [MINUTES] - make soak: /dev/timeq's hardening
 # programs, mixed, for MINUTES (default $TIMEQ_SOAK_MINUTES, else 30) in
 # the debug kernel under qemu (soak-guest.sh says what a round does).
 # Not part of make check.

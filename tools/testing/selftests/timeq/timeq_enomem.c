@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation failure (issue 13, point 7): /dev/timeq under failslab and
- * fail_page_alloc.
+ * Allocation failure: /dev/timeq under failslab and fail_page_alloc.
  *
  *  - threads.*: four threads, each with two manual-clock files checked
  *    against the reference model (timeq_model.h) and one monotonic file

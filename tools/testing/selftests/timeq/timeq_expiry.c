@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Expiry under load (issue 13, point 11), on the monotonic clock.
+ * Expiry under load, on the monotonic clock.
  *
  *   timeq_expiry [--elements N] [--files F] [--threads T] [--granularity NS]
  *                [--seed S] [--quiet]

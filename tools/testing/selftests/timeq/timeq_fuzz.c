@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The /dev/timeq ABI fuzzer (issue 13, point 8): seeded, bounded in time.
+ * The /dev/timeq ABI fuzzer: seeded, bounded in time.
  *
  *   timeq_fuzz [--seed N] [--seconds S] [--threads T] [--files F]
  *              [--model-share PERCENT] [--ops N] [--far-rounds R]
@@ -36,16 +36,17 @@
  *     operation's result one documented for operations), every event and
  *     every TIMEQ_STATS self-consistent; each file, when closed in order,
  *     must hold exactly what its stats say.
- *  3. The far-work phase (issue 18): rounds on monotonic files whose next
- *     minimum, once the near elements have expired, is found by work of
- *     many lock holds, with the locks dropped between them: a far bucket
- *     of thousands of elements inserted out of time order, spread in the
- *     queue's focus, and a short unsorted bucket before it that wants the
- *     focus. Two threads race DELETE, UPDATE (far ahead) and MIN against
- *     the expiry of the near elements, each on elements of its own: MIN
- *     never says ENODATA while elements are queued, an element deleted is
- *     never delivered, one moved is still queued at the end, and every
- *     other one is delivered exactly once.
+ *  3. The far-work phase (the concurrency defects that
+ *     tools/testing/explore/README lists): rounds on monotonic files
+ *     whose next minimum, once the near elements have expired, is found
+ *     by work of many lock holds, with the locks dropped between them: a
+ *     far bucket of thousands of elements inserted out of time order,
+ *     spread in the queue's focus, and a short unsorted bucket before it
+ *     that wants the focus. Two threads race DELETE, UPDATE (far ahead)
+ *     and MIN against the expiry of the near elements, each on elements
+ *     of its own: MIN never says ENODATA while elements are queued, an
+ *     element deleted is never delivered, one moved is still queued at the
+ *     end, and every other one is delivered exactly once.
  *
  * It prints the seed first, with the command that reruns it, and at the
  * end the calls made and the errno seen, per command. Without the module
@@ -570,7 +571,7 @@ static const char *elem_str(char *buf, size_t len, __u64 handle, __u64 time,
 /*
  * The errno of reading a command's structure of claimed size @usize at
  * @pl, whose bytes are @bytes (as far as they are readable), or 0: as
- * dev_copy_in() and copy_struct_from_user() read it.
+ * tq_dev_copy_in() and copy_struct_from_user() read it.
  */
 static int copy_in_errno(const struct place *pl, const unsigned char *bytes,
 			 __u32 usize, size_t ksize, size_t min)
@@ -713,7 +714,7 @@ static void gen_configure(struct fuzzer *z, struct timeq_configure *c)
 
 /*
  * The model's verdict on TIMEQ_CONFIGURE of @c read whole: 0 or errno.
- * In dev_configure()'s order: the event size, the ranges, a second
+ * In tq_dev_configure()'s order: the event size, the ranges, a second
  * configuration, the clock's own fields, the user's files, and the
  * monotonic clock's span.
  */
@@ -1343,7 +1344,7 @@ static int do_batch(struct fuzzer *z, struct slot *s)
 		}
 		return check_stats(z, s);
 	}
-	/* A manual file: entry by entry, as dev_batch() goes. */
+	/* A manual file: entry by entry, as tq_dev_batch() goes. */
 	pre = z->pre + (ent - (unsigned char *)z->b.base);
 	fault = 0;
 	applied = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Limits and isolation (issue 13, point 10).
+ * Limits and isolation.
  *
  *  - memory_max: a child in a cgroup v2 group whose memory.max is a little
  *    above what it uses (cgroup2 is mounted if it is not) inserts until

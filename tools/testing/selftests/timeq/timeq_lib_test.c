@@ -2,7 +2,7 @@
 /*
  * Tests of libtimeq (tools/lib/timeq) against the module: each function
  * once on its success path and once on an error, which must come back as
- * a negative errno; a batch built with timeq_ops_*() that stops at its
+ * a negative errno; a batch built with timeqfd_ops_*() that stops at its
  * failing operation; events read on both clocks, and O_NONBLOCK.
  */
 #define _GNU_SOURCE

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Teardown (issue 13, point 9), and loading under allocation failure
- * (point 7): the module's life, from a guest where nothing has loaded it.
- * It loads timeq.ko and timeq_client.ko itself, by system call, from
- * $TIMEQ_KO_DIR (default /lib/modules/timeq, where the test guest's
- * initramfs puts them), and leaves neither loaded.
+ * Teardown, and loading under allocation failure: the module's life,
+ * from a guest where nothing has loaded it. It loads timeq.ko and
+ * timeq_client.ko itself, by system call, from $TIMEQ_KO_DIR (default
+ * /lib/modules/timeq, where the test guest's initramfs puts them), and
+ * leaves neither loaded.
  *
  *  - rmmod_refused_while_open: delete_module() of timeq fails with EAGAIN
  *    (the kernel's EWOULDBLOCK, as rmmod says "in use") while any file is

@@ -1039,9 +1039,9 @@ TEST_F(dev, read_fault_consumes_only_what_it_wrote)
 }
 
 /*
- * The race of issue 13: another thread makes the result page read-only
- * and writable again, over and over, while inserts, batches of inserts
- * and delete-mins write their results there. Whatever the interleaving,
+ * The copy-out race: another thread makes the result page read-only and
+ * writable again, over and over, while inserts, batches of inserts and
+ * delete-mins write their results there. Whatever the interleaving,
  * a call that fails changed nothing, and one that succeeded did exactly
  * what it reported: checked against a model after every call, and at the
  * end by draining the queue in order. The page is a memfd mapped twice:
