@@ -6,66 +6,12 @@
 # check a kernel cannot do, such as kmemleak in a stock one). Each suite's full
 # output is kept in build/check/<suite>.log; its TAP lines are shown here.
 #
-#   gate-*        the static gates (tools/testing/gates), over module/,
-#                 include/, kunit/ and samples/: checkpatch --strict, kernel-doc
-#                 -Wall, clang-format on the lines new since .clang-format
-#                 landed, a clang (LLVM=1) build against Debian's 6.12
-#                 headers, and no version-sensitive API outside
-#                 module/compat.h; seconds each, one TAP line a file
-#   queue-*       module/queue.c in userspace: the KUnit suite through a
-#                 stand-in, the long differential run under ASan+UBSan,
-#                 under valgrind, built for i386, and libFuzzer; and
-#                 module/paths.c and clock.c: the KUnit suite of the paths
-#                 and a white-box suite of their decisions under ASan+UBSan,
-#                 fast and slow threads under ThreadSanitizer, and
-#                 adversarial sequences against the bound on node visits
-#                 per lock hold (tools/testing/queue)
-#   spin          the spin model of module/paths.c's and clock.c's protocol:
-#                 each scope searched exhaustively, each planted bug caught
-#                 (tools/testing/spin)
-#   explore-*     the interleaving explorer over the real queue.c, paths.c
-#                 and clock.c (tools/testing/explore): every scenario
-#                 under a fixed budget of PCT, random and ASan schedules,
-#                 then every planted bug caught
-#   kunit-uml     the KUnit suites in a User-Mode Linux kernel with lockdep
-#                 and KASAN, through the kernel's kunit.py
-#                 (tools/testing/kunit/uml.sh): a TAP line a case, the
-#                 cases that need SMP skipped with their reason (they run
-#                 in vm-debug), and one for any kernel complaint
-#   module-builds timeq.ko at W=1 with sparse against Debian's 6.1, 6.12 and
-#                 6.12-rt headers
-#   install       dkms build from a copy of the tree against those headers,
-#                 make install into a staging root, and a program built
-#                 against the staged libtimeq with pkg-config
-#   docs          timeq(4) rendered by groff and man without a warning and
-#                 naming all of the ABI, the documentation's example
-#                 programs built, and make htmldocs without a warning
-#   vm-*          the debug kernel (KUnit, lockdep, KASAN, kmemleak, ...)
-#                 built once and cached outside the tree, the KUnit suite
-#                 timeq_paths (two CPUs) and the /dev/timeq kselftests
-#                 (64- and 32-bit) and libtimeq's booted in it under qemu;
-#                 in it too, the hardening of issue 13 (vm-hardening:
-#                 allocation failure, the ABI fuzzer, limits and isolation,
-#                 expiry under load; vm-teardown: rmmod, 100 loads, loads
-#                 under failure, an in-kernel client unloaded in flight);
-#                 the flowtrack scenarios (tools/testing/flowtrack/vm.sh)
-#                 in it and in the stock 6.12-rt kernel; the stock 6.12,
-#                 6.12-rt and 6.1 kernels booted with timeq, its smoke
-#                 test, the kselftests and isolation, and 6.12-rt with
-#                 expiry under load too;
-#                 the tracepoints through tracefs in the stock 6.12 kernel
-#                 (vm/trace.sh); vm-kcsan, the KUnit suites and the
-#                 threaded kselftests in a second kernel, with KCSAN in
-#                 place of KASAN (vm_kcsan below); and the bench's own
-#                 self-test, which plants each kind of failure (a data
-#                 race in the KCSAN kernel too) and expects the bench to
-#                 report it (tools/testing/vm)
-#   make-run      `make run` itself: timeqctl demo, flowgen and sim in the
-#                 stock 6.12 kernel
+# The suites, what each runs and what it needs, are listed in one place:
+# the README's "Test it". Each is a start_suite or suite call below, under
+# the name the README gives it.
 #
 # SUITES (make check SUITES='kunit-uml gate-*') runs the suites it names,
-# shell globs over the names above, and what they need built first; the
-# README's "Test it" says what each needs.
+# shell globs over the suites' names, and what they need built first.
 # TIMEQ_CHECK_JOBS (default the number of cores + 1) is how many suites
 # run at once. TIMEQ_FUZZ_SECONDS (default 60) bounds the fuzzing of the
 # data structure, TIMEQ_ABI_FUZZ_SECONDS (default 90) that of /dev/timeq;
@@ -402,10 +348,11 @@ vm() {
 	# guest waits more than it computes, beside the busiest.
 	start_suite "${after[@]}" vm-flowtrack-debug \
 		tools/testing/flowtrack/vm.sh debug "$debug" "$flows/flowgen"
-	# Issue 13's hardening, in the debug kernel: allocation failure, the
-	# ABI fuzzer (64- then 32-bit), limits and isolation (no_hash_pointers
-	# lets it learn heap addresses to look for), and expiry under load.
-	# The fuzzer runs 90 s (the issue asked about 2 minutes).
+	# The /dev/timeq hardening, in the debug kernel: allocation failure,
+	# the ABI fuzzer (64- then 32-bit), limits and isolation
+	# (no_hash_pointers lets it learn heap addresses to look for), and
+	# expiry under load. The fuzzer runs 90 s (the hardening asked for
+	# about 2 minutes).
 	start_suite "${after[@]}" vm-hardening "$vm/run.sh" \
 		--kernel "$kdir/arch/x86/boot/bzImage" \
 		--append no_hash_pointers -k "$debug/timeq.ko" \
