@@ -49,6 +49,8 @@
 #include <linux/timekeeping.h>
 #include <linux/timeq.h>
 
+#include "../module/queue.h"
+
 static unsigned int queues = 4;
 module_param(queues, uint, 0444);
 MODULE_PARM_DESC(queues, "clocked queues (default 4)");

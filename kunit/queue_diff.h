@@ -11,6 +11,8 @@
 
 #include <linux/timeq.h>
 
+#include "../module/queue.h"
+
 #include "queue_model.h"
 
 enum op_kind {

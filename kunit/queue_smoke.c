@@ -19,6 +19,7 @@
 #include <linux/timekeeping.h>
 #include <linux/timeq.h>
 
+#include "../module/queue.h"
 #include "lateness.h"
 #include "queue_diff.h"
 

@@ -963,6 +963,57 @@ struct timeq_node *timeq_first(struct timeq *q)
 EXPORT_SYMBOL_NS_GPL(timeq_first, TIMEQ_NS);
 
 /**
+ * timeq_min - the earliest node of a queue
+ * @q:		the queue
+ *
+ * O(1) worst case: the queue keeps its minimum at hand.
+ *
+ * Context: any. Unless the caller excludes the queue's writers (every
+ * slow-side call has returned, and no fast update runs), the answer is a
+ * snapshot that may already be out of date, and NULL while the slow side
+ * is between two steps of finding the next minimum.
+ * Return: the node with the smallest time, the first inserted among equal
+ * times, or NULL if @q is empty. The node stays queued. Follow the pointer
+ * only while the node cannot be freed; timeq_fast_min() gives the time.
+ */
+struct timeq_node *timeq_min(const struct timeq *q)
+{
+	return READ_ONCE(q->min);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_min, TIMEQ_NS);
+
+/**
+ * timeq_now - the clock of a queue
+ * @q:		the queue
+ *
+ * Context: any. Unless the caller excludes the queue's writers, the answer
+ * is a snapshot that may already be out of date.
+ * Return: the current time of @q in ticks. Every queued time lies in
+ * [timeq_now(), timeq_now() + horizon).
+ */
+u64 timeq_now(const struct timeq *q)
+{
+	return READ_ONCE(q->now);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_now, TIMEQ_NS);
+
+/**
+ * timeq_count - the number of nodes in a queue
+ * @q:		the queue
+ *
+ * Context: any. Unless the caller excludes the queue's writers, the answer
+ * is approximate: it adds four counts read one after the other, and a node
+ * that moves between them meanwhile may be counted twice or not at all.
+ * Return: how many nodes are queued in @q; the timers of a clocked queue
+ * that wait for their callbacks after their tick has passed are not.
+ */
+unsigned long timeq_count(const struct timeq *q)
+{
+	return tq_count(q);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_count, TIMEQ_NS);
+
+/**
  * timeq_check - verify every invariant of a queue
  * @q:		the queue
  * @buf:	where to describe the first violation found, or NULL

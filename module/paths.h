@@ -11,6 +11,8 @@
 #include <linux/lockdep.h>
 #include <linux/timeq.h>
 
+#include "queue.h"
+
 /* The module's workqueue, which runs every queue's slow path (main.c). */
 extern struct workqueue_struct *timeq_wq;
 

@@ -1113,9 +1113,9 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 		if (pos->prev != prev)
 			return tq_report(buf, len, "%s list %lu: broken link before node %lu",
 					 name, index, n);
-		if (++n > timeq_count(q))
+		if (++n > tq_count(q))
 			return tq_report(buf, len, "%s list %lu: more nodes than the count %lu",
-					 name, index, timeq_count(q));
+					 name, index, tq_count(q));
 		node = list_entry(pos, struct timeq_node, entry);
 		if (node->owner != owner)
 			return tq_report(buf, len, "%s list %lu: node %lu owner %#lx, want %#lx",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The data structure's side of the module: the unlocked operations of
+ * The data structure's side of the module: struct timeq, which only
+ * module/ sees (callers hold a pointer), the unlocked operations of
  * queue.c that paths.c wraps in locks, the positions the fast path reads
  * to decide, and the bitmap calls that KUnit tests alone (static in a
  * kernel without KUnit, exported to the EXPORTED_FOR_KUNIT_TESTING
@@ -9,9 +10,166 @@
 #ifndef _TIMEQ_QUEUE_H
 #define _TIMEQ_QUEUE_H
 
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/timeq.h>
+#include <linux/workqueue.h>
 
 #include "tune.h"
+
+/*
+ * The low bits of timeq_node.owner: which list array the node is in. A
+ * struct timeq is aligned to at least 8 bytes, so three bits are free.
+ */
+#define TIMEQ_NODE_TAG_MASK	7UL
+
+struct timeq_clock;
+struct timeq_counters;
+
+/*
+ * Bounds on the shape of a queue: at most 2^20 lists in each of the spread
+ * arrays and in the bucket array, so the bitmaps over them have at most
+ * four levels (64^4 and 32^4 are both at least 2^20), and a horizon of at
+ * most 2^40 ticks.
+ */
+#define TIMEQ_MAX_LISTS_SHIFT	20
+#define TIMEQ_BITMAP_LEVELS	4
+
+/**
+ * struct timeq_bitmap - which lists of an array are non-empty
+ * @level:	the levels: level 0 has one bit per list, and bit i of level
+ *		l + 1 says whether word i of level l is non-zero
+ * @words:	the number of words in each level; the top one has one
+ * @levels:	the number of levels in use
+ */
+struct timeq_bitmap {
+	unsigned long	*level[TIMEQ_BITMAP_LEVELS];
+	unsigned int	words[TIMEQ_BITMAP_LEVELS];
+	unsigned int	levels;
+};
+
+/**
+ * struct timeq_head - one bucket spread into one list per time
+ * @lists:	delta lists; list i holds the nodes of time bucket * delta + i
+ * @map:	the non-empty lists
+ * @count:	the number of nodes in all of @lists
+ */
+struct timeq_head {
+	struct list_head	*lists;
+	struct timeq_bitmap	map;
+	unsigned long		count;
+} ____cacheline_aligned_in_smp;
+
+/**
+ * struct timeq - a two-head calendar queue
+ * @now:	the clock, in ticks; never decreases
+ * @horizon:	every queued time lies in [@now, @now + @horizon)
+ * @min:	the earliest node (first inserted among equals), or NULL when
+ *		the queue is empty or work is pending
+ * @min_time:	the time of @min, or U64_MAX without one
+ * @head:	the spread array of the current bucket, the one @now is in
+ * @head2:	the spread array of part of the next bucket
+ * @focus:	the spread array of one far bucket, @focus_bucket
+ * @heads:	the three spread arrays behind @head, @head2 and @focus
+ * @focus_bucket: the bucket number @focus holds, while it holds nodes
+ * @buckets:	the calendar: bucket number b is list b % M
+ * @bucket_map:	the non-empty lists of @buckets
+ * @bucket_count: the number of nodes in each of @buckets
+ * @calendar_count: the number of nodes in all of @buckets
+ * @bucket_sorted: one bit per list of @buckets: set, the list is in order
+ *		of time (an empty list is)
+ * @delta_shift: log2 of the bucket width delta
+ * @buckets_shift: log2 of the number of buckets M
+ * @pend:	the kind of pending work, TQ_PEND_NONE without (module/queue.h)
+ * @pend_bucket: the far bucket that pending work is about
+ * @budget:	node visits left to the current lock hold of the slow side
+ * @visits:	node visits of the current lock hold of the slow side
+ * @max_visits:	the most any one lock hold of the slow side visited
+ * @total_visits: node visits of the slow side, all lock holds together
+ * @seq:	links so far, by insertion or update (with %TIMEQ_DEBUG_FIFO
+ *		only)
+ * @inserted:	insertions so far (with %TIMEQ_DEBUG_FIFO only): tests
+ *		account for every element with it
+ * @head_lock:	guards @head, @now, @min and @min_time
+ * @head2_lock:	guards @head2
+ * @bucket_lock: guards the calendar, @focus and @focus_bucket
+ * @handoffs:	fast updates waiting for the slow path
+ * @kick:	queues @work, and re-arms a clocked queue's hrtimer, for the
+ *		fast path, which may not do either itself
+ * @work:	the slow path: applies @handoffs, expires due timers
+ * @clock:	the timer facility's state, or NULL for a plain queue
+ * @counters:	what each CPU counted of the queue (module/stats.h)
+ * @id:		the queue's number, from 1 in order of creation: it names
+ *		the queue in debugfs and in trace events, which never show
+ *		its address
+ * @registry:	the queue's place in the list of live queues
+ *		(module/stats.c)
+ *
+ * Callers see none of it: timeq_min(), timeq_now() and timeq_count()
+ * (paths.c) read what they may. Changing which array plays which role,
+ * @now's bucket, or @pend takes all three locks, in the order above;
+ * module/paths.c says who takes which for the rest.
+ */
+struct timeq {
+	/* Read by every path; set at creation, or under all three locks. */
+	u64			horizon;
+	unsigned int		delta_shift;
+	unsigned int		buckets_shift;
+	struct timeq_head	*head;
+	struct timeq_head	*head2;
+	struct timeq_head	*focus;
+	unsigned int		pend;
+	struct timeq_clock	*clock;
+	struct timeq_counters __percpu *counters;
+
+	/* The near region: head_lock and what it guards. */
+	spinlock_t		head_lock ____cacheline_aligned_in_smp;
+	u64			now;
+	struct timeq_node	*min;
+	u64			min_time;
+
+	spinlock_t		head2_lock ____cacheline_aligned_in_smp;
+
+	/* The far region: bucket_lock and what it guards. */
+	spinlock_t		bucket_lock ____cacheline_aligned_in_smp;
+	u64			focus_bucket;
+	struct list_head	*buckets;
+	struct timeq_bitmap	bucket_map;
+	unsigned long		*bucket_count;
+	unsigned long		*bucket_sorted;
+	unsigned long		calendar_count;
+	u64			pend_bucket;
+	unsigned long		budget;
+	unsigned long		visits;
+	unsigned long		max_visits;
+	unsigned long		total_visits;
+
+	/* Each spread array on lines of its own: roles move between them. */
+	struct timeq_head	heads[3] ____cacheline_aligned_in_smp;
+
+	/* The hand-off, written by fast paths that defer. */
+	struct llist_head	handoffs ____cacheline_aligned_in_smp;
+	struct irq_work		kick;
+	struct work_struct	work;
+
+	/* Set at creation, for the registry (module/stats.c). */
+	u64			id;
+	struct list_head	registry;
+#ifdef TIMEQ_DEBUG_FIFO
+	atomic64_t		seq;
+	atomic64_t		inserted;
+#endif
+} __aligned(TIMEQ_NODE_TAG_MASK + 1);
+
+/* timeq_count(), for the data structure, which calls nothing above it. */
+static inline unsigned long tq_count(const struct timeq *q)
+{
+	return READ_ONCE(q->heads[0].count) + READ_ONCE(q->heads[1].count) +
+	       READ_ONCE(q->heads[2].count) + READ_ONCE(q->calendar_count);
+}
 
 /*
  * Bounded work (module/queue.c, "Bounded work: steps"): one step of

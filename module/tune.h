@@ -24,9 +24,9 @@
 #define TIMEQ_TUNE_RHO 17357
 
 /*
- * The bound on log2 of delta and of M: TIMEQ_MAX_LISTS_SHIFT of
- * include/linux/timeq.h, which queue.c checks this equals. A horizon is at
- * most 2^(2 * TIMEQ_TUNE_MAX_SHIFT) ticks.
+ * The bound on log2 of delta and of M: TIMEQ_MAX_LISTS_SHIFT of queue.h,
+ * which queue.c checks this equals. A horizon is at most
+ * 2^(2 * TIMEQ_TUNE_MAX_SHIFT) ticks.
  */
 #define TIMEQ_TUNE_MAX_SHIFT 20
 

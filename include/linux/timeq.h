@@ -46,8 +46,9 @@
  *   timeq_get_fast_stats(),     any                     read a queue's counts
  *   timeq_defer_name(),                                   and size, taking no
  *   timeq_bytes()                                         lock
- *   accessors (inline)          any                     a snapshot unless the
- *                                                         caller excludes writers
+ *   timeq_min(), timeq_now(),   any                     a snapshot unless the
+ *   timeq_count(), and the                                caller excludes writers
+ *   node accessors (inline)
  *
  * "Lock-free": llist_add() and irq_work_queue() retry their atomic step
  * only when another CPU's operation on the same word succeeded meanwhile
@@ -65,22 +66,17 @@
 #ifndef _LINUX_TIMEQ_H
 #define _LINUX_TIMEQ_H
 
-#include <linux/atomic.h>
-#include <linux/cache.h>
-#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/llist.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 
 /**
  * struct timeq_node - an element of a timeq, embedded in the caller's object
  * @entry:	link in one list of the queue (a spread array or a bucket)
  * @time:	the element's time in ticks; valid while queued
  * @owner:	the queue this node is in, or 0 when it is in none; the low
- *		bits (%TIMEQ_NODE_TAG_MASK) name the list array it is in, or
- *		that the queue's timer facility holds it (module/queue.h)
+ *		bits name the list array it is in, or that the queue's timer
+ *		facility holds it (module/queue.h)
  * @seq:	the insertion number, with %TIMEQ_DEBUG_FIFO only: test builds
  *		set it so that timeq_check() can prove FIFO order among equal
  *		times, at 8 bytes per node and an increment per insertion
@@ -99,14 +95,11 @@ struct timeq_node {
 };
 
 /*
- * The low bits of timeq_node.owner: which list array the node is in. A
- * struct timeq is aligned to at least 8 bytes, so three bits are free.
+ * A queue: its structure is private to module/ (module/queue.h); callers
+ * hold a pointer from timeq_create() or timeq_create_monotonic().
  */
-#define TIMEQ_NODE_TAG_MASK	7UL
-
+struct timeq;
 struct timeq_timer;
-struct timeq_clock;
-struct timeq_counters;
 
 /**
  * typedef timeq_timer_fn - a timer's callback, run when it expires
@@ -202,140 +195,6 @@ struct timeq_fast_stats {
 	u64	deferred[TIMEQ_DEFER_REASONS];
 };
 
-/*
- * Bounds on the shape of a queue: at most 2^20 lists in each of the spread
- * arrays and in the bucket array, so the bitmaps over them have at most
- * four levels (64^4 and 32^4 are both at least 2^20), and a horizon of at
- * most 2^40 ticks.
- */
-#define TIMEQ_MAX_LISTS_SHIFT	20
-#define TIMEQ_BITMAP_LEVELS	4
-
-/**
- * struct timeq_bitmap - which lists of an array are non-empty
- * @level:	the levels: level 0 has one bit per list, and bit i of level
- *		l + 1 says whether word i of level l is non-zero
- * @words:	the number of words in each level; the top one has one
- * @levels:	the number of levels in use
- */
-struct timeq_bitmap {
-	unsigned long	*level[TIMEQ_BITMAP_LEVELS];
-	unsigned int	words[TIMEQ_BITMAP_LEVELS];
-	unsigned int	levels;
-};
-
-/**
- * struct timeq_head - one bucket spread into one list per time
- * @lists:	delta lists; list i holds the nodes of time bucket * delta + i
- * @map:	the non-empty lists
- * @count:	the number of nodes in all of @lists
- */
-struct timeq_head {
-	struct list_head	*lists;
-	struct timeq_bitmap	map;
-	unsigned long		count;
-} ____cacheline_aligned_in_smp;
-
-/**
- * struct timeq - a two-head calendar queue
- * @now:	the clock, in ticks; never decreases
- * @horizon:	every queued time lies in [@now, @now + @horizon)
- * @min:	the earliest node (first inserted among equals), or NULL when
- *		the queue is empty or work is pending
- * @min_time:	the time of @min, or U64_MAX without one
- * @head:	the spread array of the current bucket, the one @now is in
- * @head2:	the spread array of part of the next bucket
- * @focus:	the spread array of one far bucket, @focus_bucket
- * @heads:	the three spread arrays behind @head, @head2 and @focus
- * @focus_bucket: the bucket number @focus holds, while it holds nodes
- * @buckets:	the calendar: bucket number b is list b % M
- * @bucket_map:	the non-empty lists of @buckets
- * @bucket_count: the number of nodes in each of @buckets
- * @calendar_count: the number of nodes in all of @buckets
- * @bucket_sorted: one bit per list of @buckets: set, the list is in order
- *		of time (an empty list is)
- * @delta_shift: log2 of the bucket width delta
- * @buckets_shift: log2 of the number of buckets M
- * @pend:	the kind of pending work, TQ_PEND_NONE without (module/queue.h)
- * @pend_bucket: the far bucket that pending work is about
- * @budget:	node visits left to the current lock hold of the slow side
- * @visits:	node visits of the current lock hold of the slow side
- * @max_visits:	the most any one lock hold of the slow side visited
- * @total_visits: node visits of the slow side, all lock holds together
- * @seq:	links so far, by insertion or update (with %TIMEQ_DEBUG_FIFO
- *		only)
- * @inserted:	insertions so far (with %TIMEQ_DEBUG_FIFO only): tests
- *		account for every element with it
- * @head_lock:	guards @head, @now, @min and @min_time
- * @head2_lock:	guards @head2
- * @bucket_lock: guards the calendar, @focus and @focus_bucket
- * @handoffs:	fast updates waiting for the slow path
- * @kick:	queues @work, and re-arms a clocked queue's hrtimer, for the
- *		fast path, which may not do either itself
- * @work:	the slow path: applies @handoffs, expires due timers
- * @clock:	the timer facility's state, or NULL for a plain queue
- * @counters:	what each CPU counted of the queue (module/stats.h)
- * @id:		the queue's number, from 1 in order of creation: it names
- *		the queue in debugfs and in trace events, which never show
- *		its address
- * @registry:	the queue's place in the list of live queues
- *		(module/stats.c)
- *
- * Private to module/ but for the accessors below. Changing which array
- * plays which role, @now's bucket, or @pend takes all three locks, in the
- * order above; module/paths.c says who takes which for the rest.
- */
-struct timeq {
-	/* Read by every path; set at creation, or under all three locks. */
-	u64			horizon;
-	unsigned int		delta_shift;
-	unsigned int		buckets_shift;
-	struct timeq_head	*head;
-	struct timeq_head	*head2;
-	struct timeq_head	*focus;
-	unsigned int		pend;
-	struct timeq_clock	*clock;
-	struct timeq_counters __percpu *counters;
-
-	/* The near region: head_lock and what it guards. */
-	spinlock_t		head_lock ____cacheline_aligned_in_smp;
-	u64			now;
-	struct timeq_node	*min;
-	u64			min_time;
-
-	spinlock_t		head2_lock ____cacheline_aligned_in_smp;
-
-	/* The far region: bucket_lock and what it guards. */
-	spinlock_t		bucket_lock ____cacheline_aligned_in_smp;
-	u64			focus_bucket;
-	struct list_head	*buckets;
-	struct timeq_bitmap	bucket_map;
-	unsigned long		*bucket_count;
-	unsigned long		*bucket_sorted;
-	unsigned long		calendar_count;
-	u64			pend_bucket;
-	unsigned long		budget;
-	unsigned long		visits;
-	unsigned long		max_visits;
-	unsigned long		total_visits;
-
-	/* Each spread array on lines of its own: roles move between them. */
-	struct timeq_head	heads[3] ____cacheline_aligned_in_smp;
-
-	/* The hand-off, written by fast paths that defer. */
-	struct llist_head	handoffs ____cacheline_aligned_in_smp;
-	struct irq_work		kick;
-	struct work_struct	work;
-
-	/* Set at creation, for the registry (module/stats.c). */
-	u64			id;
-	struct list_head	registry;
-#ifdef TIMEQ_DEBUG_FIFO
-	atomic64_t		seq;
-	atomic64_t		inserted;
-#endif
-} __aligned(TIMEQ_NODE_TAG_MASK + 1);
-
 /**
  * typedef timeq_fn - called by timeq_del_less_than() for each removed node
  * @node:	the node, already removed from the queue
@@ -375,6 +234,9 @@ unsigned long timeq_expire(struct timeq *q);
 void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats);
 const char *timeq_defer_name(unsigned int why);
 size_t timeq_bytes(const struct timeq *q);
+struct timeq_node *timeq_min(const struct timeq *q);
+u64 timeq_now(const struct timeq *q);
+unsigned long timeq_count(const struct timeq *q);
 
 /**
  * timeq_node_init - prepare a node for its first insertion
@@ -435,55 +297,6 @@ static inline bool timeq_node_queued(const struct timeq_node *node)
 static inline u64 timeq_node_time(const struct timeq_node *node)
 {
 	return READ_ONCE(node->time);
-}
-
-/**
- * timeq_min - the earliest node of a queue
- * @q:		the queue
- *
- * O(1) worst case: the queue keeps its minimum at hand.
- *
- * Context: any. Unless the caller excludes the queue's writers (every
- * slow-side call has returned, and no fast update runs), the answer is a
- * snapshot that may already be out of date, and NULL while the slow side
- * is between two steps of finding the next minimum.
- * Return: the node with the smallest time, the first inserted among equal
- * times, or NULL if @q is empty. The node stays queued. Follow the pointer
- * only while the node cannot be freed; timeq_fast_min() gives the time.
- */
-static inline struct timeq_node *timeq_min(const struct timeq *q)
-{
-	return READ_ONCE(q->min);
-}
-
-/**
- * timeq_now - the clock of a queue
- * @q:		the queue
- *
- * Context: any. Unless the caller excludes the queue's writers, the answer
- * is a snapshot that may already be out of date.
- * Return: the current time of @q in ticks. Every queued time lies in
- * [timeq_now(), timeq_now() + horizon).
- */
-static inline u64 timeq_now(const struct timeq *q)
-{
-	return READ_ONCE(q->now);
-}
-
-/**
- * timeq_count - the number of nodes in a queue
- * @q:		the queue
- *
- * Context: any. Unless the caller excludes the queue's writers, the answer
- * is approximate: it adds four counts read one after the other, and a node
- * that moves between them meanwhile may be counted twice or not at all.
- * Return: how many nodes are queued in @q; the timers of a clocked queue
- * that wait for their callbacks after their tick has passed are not.
- */
-static inline unsigned long timeq_count(const struct timeq *q)
-{
-	return READ_ONCE(q->heads[0].count) + READ_ONCE(q->heads[1].count) +
-	       READ_ONCE(q->heads[2].count) + READ_ONCE(q->calendar_count);
 }
 
 #endif /* _LINUX_TIMEQ_H */

@@ -36,6 +36,8 @@
 #include <linux/timeq.h>
 #include <linux/tracepoint.h>
 
+#include "../queue.h"
+
 /* module/trace.c: a node's id in the events; the key, drawn at load. */
 u64 tq_trace_node(const struct timeq_node *node);
 void tq_trace_init(void);

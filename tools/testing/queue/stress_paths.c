@@ -48,6 +48,8 @@
 
 #include <linux/timeq.h>
 
+#include "../../../module/queue.h"
+
 
 #define HORIZON		(1u << 16)	/* delta 256, M 256 */
 
