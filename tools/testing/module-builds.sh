@@ -7,7 +7,8 @@
 # prints fails that build (build-module.sh). Installs the headers when
 # missing. Each build happens in its own copy of the sources under
 # build/module-<release>, where the stock-kernel boots find the modules.
-# Prints TAP.
+# Then checks that a debug build's layout cannot be mixed with a plain one
+# (mismatch below). Prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -52,5 +53,53 @@ for meta in "${metas[@]}"; do
 		failed=1
 	fi
 done
+# A module built for one layout of struct timeq_node (TIMEQ_DEBUG=y adds
+# a field) must not link against a timeq.ko built for the other:
+# module/compat.h exports a debug build's symbols into TIMEQ_DEBUG. The
+# flowtrack sample, built without TIMEQ_DEBUG, is linked against the
+# symbols of a TIMEQ_DEBUG=y timeq.ko, which modpost must refuse for the
+# namespace, and against those of a plain timeq.ko, which it must take.
+mismatch() {	# mismatch KDIR RELEASE
+	local dbg=$top/build/module-debug-ns-$2 work=$top/build/module-mismatch-$2
+	local plain=$top/build/module-$2 said
+
+	"$top/tools/testing/build-module.sh" "$1" "$dbg" TIMEQ_DEBUG=y >/dev/null ||
+		{ echo "#   the TIMEQ_DEBUG=y build failed"; return 1; }
+	rm -rf "$work"
+	mkdir -p "$work"
+	cp -r "$top/module" "$top/include" "$top/samples" "$work/"
+	# The sample's lines of the Kbuild, and its flags.
+	cat >"$work/Kbuild" <<-'EOF'
+	obj-m := timeq_flowtrack.o
+	timeq_flowtrack-y := samples/flowtrack/flowtrack.o
+	ccflags-y := -I$(src)/include -include $(src)/module/compat.h \
+		     -D'pr_fmt(fmt)=KBUILD_MODNAME ": " fmt'
+	EOF
+	said=$(make -s -C "$1" M="$work" KBUILD_EXTRA_SYMBOLS="$dbg/Module.symvers" \
+		modules 2>&1)
+	if ! grep -q 'from namespace TIMEQ_DEBUG, but does not import it' <<<"$said"; then
+		echo "#   against the TIMEQ_DEBUG=y symbols it was not refused for the namespace:"
+		printf '%s\n' "$said" | head -n 5 | sed 's/^/#   /'
+		return 1
+	fi
+	make -s -C "$1" M="$work" clean >/dev/null 2>&1
+	said=$(make -s -C "$1" M="$work" KBUILD_EXTRA_SYMBOLS="$plain/Module.symvers" \
+		modules 2>&1 | grep -v '^Skipping BTF generation')
+	if [ -n "$said" ] || [ ! -f "$work/timeq_flowtrack.ko" ]; then
+		echo "#   against the plain symbols it did not link:"
+		printf '%s\n' "$said" | head -n 5 | sed 's/^/#   /'
+		return 1
+	fi
+}
+
+release=$(release_of linux-headers-6.12-amd64)
+n=$((n + 1))
+if said=$(mismatch "/usr/src/linux-headers-$release" "$release"); then
+	echo "ok $n - a module built without TIMEQ_DEBUG is refused against a TIMEQ_DEBUG=y timeq.ko ($release), taken against a plain one"
+else
+	printf '%s\n' "$said"
+	echo "not ok $n - the node layouts of TIMEQ_DEBUG and plain builds are told apart at link time"
+	failed=1
+fi
 echo "1..$n"
 exit $failed
