@@ -1997,7 +1997,7 @@ static int chaos_phase(__u64 seed, __u64 deadline)
 #define FAR_LONG	4096	/* the long far bucket */
 #define FAR_SHORT	17	/* the short one: more than the queue walks */
 #define FAR_NEAR	64	/* elements due during the round */
-#define FAR_GRAN	100000	/* 100 us ticks; buckets of 1024 ticks */
+#define FAR_GRAN	1000000	/* 1 ms ticks; buckets of 1024 ticks */
 
 struct far_round {
 	int		fd;
@@ -2097,7 +2097,11 @@ static int far_round(__u64 *rng)
 	r.fd = open(TQ_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (r.fd < 0 || tq_configure_mono(r.fd, FAR_GRAN, 1 << 20, 0))
 		return bad(__LINE__, "monotonic file: %s", strerror(errno));
-	/* The long bucket 80 s ahead, out of order; spread by a delete. */
+	/*
+	 * The long bucket 13 minutes ahead, out of order, spread by a
+	 * delete, and the short one at half that: neither comes due during
+	 * the round, however slow the host.
+	 */
 	now = tq_mono_ns() / FAR_GRAN;
 	r.far = ((now >> 10) + 768) << 10;
 	mid = ((now >> 10) + 384) << 10;
@@ -2108,7 +2112,7 @@ static int far_round(__u64 *rng)
 	for (i = 0; i < FAR_SHORT; i++)
 		if (tq_insert(r.fd, mid + FAR_SHORT - i, 900 + i, &spare))
 			goto out;
-	/* The near elements, due over the next 10 ms. */
+	/* The near elements, due over the next 100 ms. */
 	now = tq_mono_ns() / FAR_GRAN;
 	for (i = 0; i < FAR_NEAR; i++) {
 		if (tq_insert(r.fd, now + 20 + tq_below(rng, 100), i,
