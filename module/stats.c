@@ -315,7 +315,7 @@ static int tq_global_show(struct seq_file *m, void *unused)
 	sum = tq_retired;
 	list_for_each_entry(q, &tq_queues, registry) {
 		live++;
-		elements += timeq_count(q);
+		elements += tq_count(q);
 		tq_counters_sum(&sum, q);
 	}
 	seq_printf(m, "created %llu\ndestroyed %llu\nlive %lu\nelements %lu\n",

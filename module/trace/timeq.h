@@ -220,7 +220,7 @@ DECLARE_EVENT_CLASS(timeq_slow_class,
 				     __field(unsigned long, elements)),
 		    TP_fast_assign(__entry->queue = q->id;
 				   __entry->now = READ_ONCE(q->now);
-				   __entry->elements = timeq_count(q);),
+				   __entry->elements = tq_count(q);),
 		    TP_printk("queue=%llu now=%llu elements=%lu",
 			      __entry->queue, __entry->now,
 			      __entry->elements));
