@@ -4,10 +4,10 @@
  * for the teardown tests (tools/testing/selftests/timeq/timeq_teardown.c).
  * Built by the Kbuild with TIMEQ_CLIENT=y.
  *
- * Loading it creates @queues clocked queues of @timers timers each. Every
+ * Loading it creates @queues timer bases of @timers timers each. Every
  * callback re-arms its timer a few ticks later, for ever, and a soft
- * hrtimer per queue makes fast updates from softirq context to random
- * timers of its queue (half of them), near and far, every @kick_us.
+ * hrtimer per base makes fast updates from softirq context to random
+ * timers of its base (half of them), near and far, every @kick_us.
  * Nothing stops by itself: unloading is what is tested.
  *
  * Unloading follows the shutdown order of include/linux/timeq.h:
@@ -17,30 +17,32 @@
  *     refused with -ESHUTDOWN, and no callback runs;
  *  2. the softirq sources stopped (hrtimer_cancel()), so that no fast
  *     update reaches a timer any more;
- *  3. timeq_destroy() on every queue, then the timers freed.
+ *  3. timeq_base_destroy() on every base, then the timers freed.
  *
- * With @handoffs, every other queue ends with requests in flight instead:
+ * With @handoffs, every other base ends with requests in flight instead:
  * after step 2 its timers are made usable again (timeq_timer_init()),
  * armed through the fast path at times that the fast path hands to the
- * slow path, and timeq_destroy() runs at once, which must drop what the
- * slow path has not applied yet; the timers are freed right after.
+ * slow path, and timeq_base_destroy() runs at once, which must drop what
+ * the slow path has not applied yet; the timers are freed right after.
  *
  * What must hold is checked with WARN_ON_ONCE(), which fails a test run:
  * no callback runs for a timer once its shutdown has returned, none runs
  * early, no timer is queued once shut down, and no call fails but those
  * refused for the shutdown. KASAN sees the rest: any access to a timer,
- * a queue or this module's memory after it is freed. The read-only
+ * a base or this module's memory after it is freed. The read-only
  * parameter "progress" says how far the traffic got.
+ *
+ * It uses include/linux/timeq.h alone, as any in-kernel user would.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/bottom_half.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
-#include <linux/llist.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
@@ -49,15 +51,13 @@
 #include <linux/timekeeping.h>
 #include <linux/timeq.h>
 
-#include "../module/queue.h"
-
 static unsigned int queues = 4;
 module_param(queues, uint, 0444);
-MODULE_PARM_DESC(queues, "clocked queues (default 4)");
+MODULE_PARM_DESC(queues, "timer bases (default 4)");
 
 static unsigned int timers = 16;
 module_param(timers, uint, 0444);
-MODULE_PARM_DESC(timers, "timers per queue (default 16)");
+MODULE_PARM_DESC(timers, "timers per base (default 16)");
 
 static unsigned int kick_us = 1000;
 module_param(kick_us, uint, 0444);
@@ -65,7 +65,7 @@ MODULE_PARM_DESC(kick_us, "microseconds between two rounds of fast updates (defa
 
 static bool handoffs = true;
 module_param(handoffs, bool, 0444);
-MODULE_PARM_DESC(handoffs, "destroy every other queue with hand-offs in flight (default on)");
+MODULE_PARM_DESC(handoffs, "destroy every other base with hand-offs in flight (default on)");
 
 #define CLIENT_GRAN	(1000 * 1000ULL)	/* ns per tick: 1 ms */
 #define CLIENT_HORIZON	BIT(22)			/* ticks: about 70 min */
@@ -76,7 +76,7 @@ MODULE_PARM_DESC(handoffs, "destroy every other queue with hand-offs in flight (
 /**
  * struct client_timer - one timer of the client
  * @timer:	the timer
- * @cq:		its queue
+ * @cq:		its base, and what drives it
  * @dead:	set once timeq_shutdown_sync() has returned for it
  */
 struct client_timer {
@@ -86,13 +86,13 @@ struct client_timer {
 };
 
 /**
- * struct client_queue - one queue of the client, and what drives it
- * @q:		the queue
+ * struct client_queue - one timer base of the client, and what drives it
+ * @base:	the timer base
  * @t:		its timers
  * @kick:	the soft hrtimer that makes fast updates
  */
 struct client_queue {
-	struct timeq		*q;
+	struct timeq_base	*base;
 	struct client_timer	*t;
 	struct hrtimer		kick;
 };
@@ -121,10 +121,10 @@ static const struct kernel_param_ops client_progress_ops = {
 module_param_cb(progress, &client_progress_ops, NULL, 0444);
 MODULE_PARM_DESC(progress, "what the traffic did so far (read-only)");
 
-/* A few ticks from now on @q: where callbacks re-arm. */
-static u64 client_soon(struct timeq *q)
+/* A few ticks from now on @base: where callbacks re-arm. */
+static u64 client_soon(struct timeq_base *base)
 {
-	return timeq_clock_ticks(q) + 1 + get_random_u32() % CLIENT_REARM;
+	return timeq_base_ticks(base) + 1 + get_random_u32() % CLIENT_REARM;
 }
 
 /*
@@ -148,11 +148,11 @@ static void client_fire(struct timeq_timer *timer)
 {
 	struct client_timer *ct =
 		container_of(timer, struct client_timer, timer);
-	struct timeq *q = ct->cq->q;
+	struct timeq_base *base = ct->cq->base;
 	int ret;
 
 	client_count(ct);
-	ret = timeq_timer_arm(q, timer, client_soon(q));
+	ret = timeq_timer_arm(base, timer, client_soon(base));
 	if (ret == -ESHUTDOWN)
 		atomic_long_inc(&rearm_refused);
 	else
@@ -175,12 +175,12 @@ static void client_fast(struct client_queue *cq, unsigned int n, bool far)
 	while (n--) {
 		/* Timers of even index only: see client_count(). */
 		ct = &cq->t[get_random_u32() % timers & ~1U];
-		ticks = timeq_clock_ticks(cq->q);
+		ticks = timeq_base_ticks(cq->base);
 		if (far || get_random_u32() % 2)
 			ticks += CLIENT_FAR + get_random_u32() % CLIENT_FAR;
 		else
 			ticks += get_random_u32() % CLIENT_REARM;
-		ret = timeq_fast_update(cq->q, &ct->timer, ticks);
+		ret = timeq_fast_update(cq->base, &ct->timer, ticks);
 		if (ret == TIMEQ_APPLIED)
 			atomic_long_inc(&fast_applied);
 		else if (ret == TIMEQ_DEFERRED)
@@ -203,16 +203,18 @@ static enum hrtimer_restart client_kick(struct hrtimer *hrtimer)
 }
 
 /*
- * The end of a queue with requests in flight: its timers, shut down and
+ * The end of a base with requests in flight: its timers, shut down and
  * quiet, are made usable again and armed far through the fast path, which
- * hands the requests to the slow path (the queue is empty, and a far
- * minimum is the slow path's to settle); then the queue is destroyed at
- * once. Returns whether requests were still pending when it began.
+ * hands the requests to the slow path (the base is empty, and a far
+ * minimum is the slow path's to settle); then the base is destroyed at
+ * once. Returns whether requests were still pending when it began: a
+ * timer's request is pending from its hand-off until the slow path has
+ * applied it (TIMEQ_TIMER_PENDING, include/linux/timeq.h).
  */
 static bool client_destroy_handoffs(struct client_queue *cq)
 {
+	bool pending = false;
 	unsigned int i;
-	bool pending;
 
 	for (i = 0; i < timers; i++) {
 		timeq_timer_init(&cq->t[i].timer, client_fire_once);
@@ -222,12 +224,13 @@ static bool client_destroy_handoffs(struct client_queue *cq)
 	for (i = 0; i < timers; i++)
 		client_fast(cq, 1, true);
 	local_bh_enable();
-	pending = !llist_empty(&cq->q->handoffs);
-	timeq_destroy(cq->q);
+	for (i = 0; i < timers; i++)
+		pending |= test_bit(TIMEQ_TIMER_PENDING, &cq->t[i].timer.flags);
+	timeq_base_destroy(cq->base);
 	return pending;
 }
 
-/* Tear down the first @n queues, in the documented order. */
+/* Tear down the first @n bases, in the documented order. */
 static void client_stop(unsigned int n)
 {
 	unsigned int i, j, pending = 0;
@@ -236,7 +239,7 @@ static void client_stop(unsigned int n)
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < timers; j++) {
 			ct = &client[i].t[j];
-			timeq_shutdown_sync(client[i].q, &ct->timer);
+			timeq_shutdown_sync(client[i].base, &ct->timer);
 			WRITE_ONCE(ct->dead, true);
 			WARN_ON_ONCE(timeq_node_queued(&ct->timer.node));
 		}
@@ -250,7 +253,7 @@ static void client_stop(unsigned int n)
 		if (handoffs && i % 2)
 			pending += client_destroy_handoffs(&client[i]);
 		else
-			timeq_destroy(client[i].q);
+			timeq_base_destroy(client[i].base);
 		kfree(client[i].t);
 	}
 	pr_info("stopped %u queues: %ld callbacks, %ld re-arms refused, %ld fast updates applied, %ld deferred, %ld refused; %u destroyed with hand-offs pending\n",
@@ -268,10 +271,10 @@ static int client_start(struct client_queue *cq)
 	cq->t = kcalloc(timers, sizeof(*cq->t), GFP_KERNEL);
 	if (!cq->t)
 		return -ENOMEM;
-	cq->q = timeq_create_monotonic(CLIENT_GRAN, CLIENT_HORIZON, 0, 0,
-				       GFP_KERNEL);
-	if (IS_ERR(cq->q)) {
-		ret = PTR_ERR(cq->q);
+	cq->base = timeq_base_create(CLIENT_GRAN, CLIENT_HORIZON, 0, 0,
+				     GFP_KERNEL);
+	if (IS_ERR(cq->base)) {
+		ret = PTR_ERR(cq->base);
 		goto err_free;
 	}
 	for (i = 0; i < timers; i++) {
@@ -279,8 +282,8 @@ static int client_start(struct client_queue *cq)
 		timeq_timer_init(&cq->t[i].timer, client_fire);
 	}
 	for (i = 0; i < timers; i++) {
-		ret = timeq_timer_arm(cq->q, &cq->t[i].timer,
-				      client_soon(cq->q));
+		ret = timeq_timer_arm(cq->base, &cq->t[i].timer,
+				      client_soon(cq->base));
 		if (ret)
 			goto err_destroy;
 	}
@@ -292,8 +295,8 @@ static int client_start(struct client_queue *cq)
 
 err_destroy:
 	for (i = 0; i < timers; i++)
-		timeq_shutdown_sync(cq->q, &cq->t[i].timer);
-	timeq_destroy(cq->q);
+		timeq_shutdown_sync(cq->base, &cq->t[i].timer);
+	timeq_base_destroy(cq->base);
 err_free:
 	kfree(cq->t);
 	return ret;

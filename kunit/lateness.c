@@ -95,43 +95,43 @@ static int lat_group(int kind, struct lat_timer *lt, unsigned int n)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
 	atomic_t left = ATOMIC_INIT(n);
-	struct timeq *q = NULL;
+	struct timeq_base *base = NULL;
 	struct timeq_timer anchor;
 	unsigned int i;
 	int err = 0;
-	u64 base;
+	u64 start;
 
 	if (kind < 2) {
-		q = timeq_create_monotonic(LAT_GRAN, LAT_HORIZON, 0, 0,
-					   GFP_KERNEL);
-		if (IS_ERR(q))
-			return PTR_ERR(q);
+		base = timeq_base_create(LAT_GRAN, LAT_HORIZON, 0, 0,
+					 GFP_KERNEL);
+		if (IS_ERR(base))
+			return PTR_ERR(base);
 	}
-	base = ktime_get_ns() + LAT_MARGIN;
+	start = ktime_get_ns() + LAT_MARGIN;
 	if (kind == 1) {
 		/* A minimum beyond every timer, for each to move earlier. */
 		timeq_timer_init(&anchor, NULL);
-		err = timeq_timer_arm(q, &anchor,
-				      (base + 2 * LAT_SPREAD) / LAT_GRAN);
+		err = timeq_timer_arm(base, &anchor,
+				      (start + 2 * LAT_SPREAD) / LAT_GRAN);
 	}
 	for (i = 0; i < n && !err; i++) {
 		lt[i].left = &left;
 		lt[i].done = &done;
 		/* Earlier and earlier, for the fast path; random otherwise. */
 		if (kind == 1)
-			lt[i].due = base + LAT_SPREAD - i * (LAT_SPREAD / n);
+			lt[i].due = start + LAT_SPREAD - i * (LAT_SPREAD / n);
 		else
-			lt[i].due = base + get_random_u64() % LAT_SPREAD;
+			lt[i].due = start + get_random_u64() % LAT_SPREAD;
 		switch (kind) {
 		case 0:
 			timeq_timer_init(&lt[i].timer, lat_fire);
-			err = timeq_timer_arm(q, &lt[i].timer,
+			err = timeq_timer_arm(base, &lt[i].timer,
 					      lt[i].due / LAT_GRAN);
 			break;
 		case 1:
 			timeq_timer_init(&lt[i].timer, lat_fire);
 			local_bh_disable();
-			err = timeq_fast_update(q, &lt[i].timer,
+			err = timeq_fast_update(base, &lt[i].timer,
 						lt[i].due / LAT_GRAN);
 			local_bh_enable();
 			err = err < 0 ? err : 0;
@@ -153,15 +153,15 @@ static int lat_group(int kind, struct lat_timer *lt, unsigned int n)
 			err = err ?: -ETIMEDOUT;
 	for (i = 0; i < n; i++) {
 		if (kind < 2) {
-			timeq_delete_sync(q, &lt[i].timer);
+			timeq_delete_sync(base, &lt[i].timer);
 		} else {
 			hrtimer_cancel(&lt[i].hrtimer);
 			cancel_work_sync(&lt[i].work);
 		}
 	}
 	if (kind == 1)
-		timeq_delete_sync(q, &anchor);
-	timeq_destroy(q);
+		timeq_delete_sync(base, &anchor);
+	timeq_base_destroy(base);
 	return err;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * How late a clocked queue's callbacks run, beside the floor of the path
+ * How late a timer base's callbacks run, beside the floor of the path
  * they take (an hrtimer, then a work item): measured in the debug kernel by
  * the KUnit suite and in Debian's stock kernels by the smoke module, which
  * print the figures. Only "never early" is a test; a figure is not.
@@ -21,10 +21,10 @@ struct lateness {
  * struct lateness_run - one measurement
  * @slow:	timers armed by timeq_timer_arm()
  * @fast:	timers armed by timeq_fast_update(), each moving the minimum
- *		earlier, so that the queue's irq_work must re-arm the hrtimer
+ *		earlier, so that the base's irq_work must re-arm the hrtimer
  * @floor:	plain hrtimers whose handler queues a work item, which notes
  *		the time: the two hops every timeq callback takes
- * @gran:	the queues' granularity, in nanoseconds
+ * @gran:	the bases' granularity, in nanoseconds
  */
 struct lateness_run {
 	struct lateness	slow;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * timeq: the timer facility, a queue whose clock is CLOCK_MONOTONIC.
+ * timeq: the timer base, a queue whose clock is CLOCK_MONOTONIC.
  *
- * A queue from timeq_create_monotonic() counts time in ticks of a chosen
- * granularity: tick = ktime_get_ns() / granularity. It holds timers
- * (struct timeq_timer), each with a callback, and expires them itself:
+ * A struct timeq_base composes a struct timeq, its queue, with the clock
+ * and the machinery that expires it, as an hrtimer_clock_base composes a
+ * timerqueue_head. Its queue counts time in ticks of a chosen granularity:
+ * tick = ktime_get_ns() / granularity. It holds timers (struct
+ * timeq_timer), each with a callback, and the base expires them itself:
  *
  *  - An hrtimer is armed for the earliest timer's tick while the queue is
  *    non-empty: an idle queue costs no interrupt. The slow side re-arms it
@@ -64,7 +66,7 @@
  *    in no list and not pending, and @running is all that tells a
  *    delete_sync that it is not yet free.
  *  - Two contexts expire: the work, and timeq_expire() in its caller's. A
- *    run of either holds the clock's @expiry mutex from before it reads
+ *    run of either holds the base's @expiry mutex from before it reads
  *    the tick to after its last callback returns, so a queue's callbacks
  *    run one at a time and in the queue's order (time, then insertion):
  *    no run removes a timer while another's removed timer still waits for
@@ -74,6 +76,7 @@
  *    to the timeq_expire_entry event.
  */
 
+#include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
@@ -89,6 +92,7 @@
 #include <linux/wait.h>
 #include <kunit/visibility.h>
 
+#include "clock.h"
 #include "paths.h"
 #include "queue.h"
 #include "stats.h"
@@ -99,30 +103,32 @@ module_param(expire_budget, uint, 0644);
 MODULE_PARM_DESC(expire_budget,
 		 "Timers one slow-path run expires before it yields (default 64; 0 counts as 1)");
 
-/* clock.armed when the hrtimer is not armed. */
+/* base.armed when the hrtimer is not armed. */
 #define TQ_UNARMED	U64_MAX
 
 /**
- * struct timeq_clock - the timer facility's state of one queue
+ * struct timeq_base - a timer base: a queue of timers, and their clock
+ * @queue:	the queue that holds the timers (module/queue.h)
  * @hrtimer:	fires at the earliest timer's tick and queues the work
- * @q:		the queue
  * @granularity: nanoseconds per tick
  * @arm_lock:	serialises the setting of @hrtimer and @armed
  * @armed:	the tick @hrtimer is set for, or %TQ_UNARMED
  * @due:	timers whose tick has passed, out of the queue in its order,
  *		whose callbacks have not run yet
  * @running:	the timer whose callback is running, or NULL
- * @stopping:	timeq_destroy() has begun: arm nothing, queue nothing
+ * @stopping:	timeq_base_destroy() has begun: arm nothing, queue
+ *		nothing
  * @wait:	where timeq_delete_sync() waits for @running to change
  * @expiry:	held by each run of the expiry (tq_clock_run())
  *
  * @due, @running and @stopping are guarded by the queue's head_lock,
  * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
- * @arm_lock.
+ * @arm_lock. The queue's @base points back here: paths.c calls the
+ * tq_clock_* functions below for a base's queue only.
  */
-struct timeq_clock {
+struct timeq_base {
+	struct timeq		queue;
 	struct hrtimer		hrtimer;
-	struct timeq		*q;
 	u64			granularity;
 	raw_spinlock_t		arm_lock;
 	u64			armed;
@@ -133,17 +139,17 @@ struct timeq_clock {
 	struct mutex		expiry;		/* one run at a time */
 };
 
-static u64 tq_clock_tick(const struct timeq_clock *clock)
+static u64 tq_clock_tick(const struct timeq_base *base)
 {
-	return div64_u64(ktime_get_ns(), clock->granularity);
+	return div64_u64(ktime_get_ns(), base->granularity);
 }
 
 static enum hrtimer_restart tq_clock_fire(struct hrtimer *hrtimer)
 {
-	struct timeq_clock *clock = container_of(hrtimer, struct timeq_clock,
-						 hrtimer);
+	struct timeq_base *base =
+		container_of(hrtimer, struct timeq_base, hrtimer);
 
-	queue_work(timeq_wq, &clock->q->work);
+	queue_work(timeq_wq, &base->queue.work);
 	return HRTIMER_NORESTART;
 }
 
@@ -152,17 +158,17 @@ static enum hrtimer_restart tq_clock_fire(struct hrtimer *hrtimer)
  * @time U64_MAX cancels it. @spent: it has fired, or is set for a time
  * that has passed, so any time is earlier. With @arm_lock held.
  */
-static void tq_clock_set(struct timeq_clock *clock, u64 time, bool spent)
-	__must_hold(&clock->arm_lock)
+static void tq_clock_set(struct timeq_base *base, u64 time, bool spent)
+	__must_hold(&base->arm_lock)
 {
-	lockdep_assert_held(&clock->arm_lock);
+	lockdep_assert_held(&base->arm_lock);
 	if (time == U64_MAX) {
-		hrtimer_try_to_cancel(&clock->hrtimer);
-		WRITE_ONCE(clock->armed, TQ_UNARMED);
-	} else if (spent || time < clock->armed) {
-		WRITE_ONCE(clock->armed, time);
-		hrtimer_start(&clock->hrtimer,
-			      ns_to_ktime(time * clock->granularity),
+		hrtimer_try_to_cancel(&base->hrtimer);
+		WRITE_ONCE(base->armed, TQ_UNARMED);
+	} else if (spent || time < base->armed) {
+		WRITE_ONCE(base->armed, time);
+		hrtimer_start(&base->hrtimer,
+			      ns_to_ktime(time * base->granularity),
 			      HRTIMER_MODE_ABS);
 	}
 }
@@ -174,20 +180,20 @@ static void tq_clock_set(struct timeq_clock *clock, u64 time, bool spent)
  */
 static void tq_clock_arm(struct timeq *q, bool spent) __must_hold(&q->head_lock)
 {
-	struct timeq_clock *clock = q->clock;
+	struct timeq_base *base = q->base;
 	unsigned long flags;
 
 	lockdep_assert_held(&q->head_lock);
-	if (clock->stopping)
+	if (base->stopping)
 		return;
-	if (!list_empty(&clock->due))
+	if (!list_empty(&base->due))
 		queue_work(timeq_wq, &q->work);
 	/* No minimum while work is pending: its last step finds one. */
 	if (!q->min && q->pend != TQ_PEND_NONE)
 		return;
-	raw_spin_lock_irqsave(&clock->arm_lock, flags);
-	tq_clock_set(clock, q->min_time, spent);
-	raw_spin_unlock_irqrestore(&clock->arm_lock, flags);
+	raw_spin_lock_irqsave(&base->arm_lock, flags);
+	tq_clock_set(base, q->min_time, spent);
+	raw_spin_unlock_irqrestore(&base->arm_lock, flags);
 }
 
 void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock)
@@ -205,15 +211,15 @@ void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock)
  */
 void tq_clock_kick(struct timeq *q)
 {
-	struct timeq_clock *clock = q->clock;
+	struct timeq_base *base = q->base;
 	unsigned long flags;
 	u64 time;
 
-	raw_spin_lock_irqsave(&clock->arm_lock, flags);
+	raw_spin_lock_irqsave(&base->arm_lock, flags);
 	time = READ_ONCE(q->min_time);
-	if (!READ_ONCE(clock->stopping) && time != U64_MAX)
-		tq_clock_set(clock, time, false);
-	raw_spin_unlock_irqrestore(&clock->arm_lock, flags);
+	if (!READ_ONCE(base->stopping) && time != U64_MAX)
+		tq_clock_set(base, time, false);
+	raw_spin_unlock_irqrestore(&base->arm_lock, flags);
 }
 
 /*
@@ -223,7 +229,7 @@ void tq_clock_kick(struct timeq *q)
  */
 u64 tq_clock_fast_tick(const struct timeq *q)
 {
-	return div64_u64(ktime_get_mono_fast_ns(), q->clock->granularity);
+	return div64_u64(ktime_get_mono_fast_ns(), q->base->granularity);
 }
 
 /* A timeq_fn: put a timer whose tick has passed at the end of @due. */
@@ -231,7 +237,7 @@ static void tq_clock_due(struct timeq_node *node, void *arg)
 {
 	struct timeq *q = arg;
 
-	list_add_tail(&node->entry, &q->clock->due);
+	list_add_tail(&node->entry, &q->base->due);
 	WRITE_ONCE(node->owner, tq_owner_word(q, TQ_TAG_OUT));
 }
 
@@ -245,7 +251,7 @@ void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
-	u64 tick = min(tq_clock_tick(q->clock), q->min_time);
+	u64 tick = min(tq_clock_tick(q->base), q->min_time);
 
 	lockdep_assert_held(&q->head_lock);
 	if (tick > q->now) {
@@ -271,16 +277,16 @@ void tq_clock_catch_up(struct timeq *q)
 int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
-	struct timeq_clock *clock = q->clock;
+	struct timeq_base *base = q->base;
 	u64 target;
 
 	tq_assert_locked(q);
 	/* The caller found @time beyond the window, so @time >= horizon. */
 	target = time - q->horizon + 1;
-	if (target > tq_clock_tick(clock)) {
+	if (target > tq_clock_tick(base)) {
 		if (target > tq_clock_fast_tick(q))
 			return -ERANGE;
-		while (target > tq_clock_tick(clock))
+		while (target > tq_clock_tick(base))
 			cpu_relax();
 	}
 	while (q->now < target) {
@@ -321,7 +327,7 @@ int tq_clock_check(struct timeq *q, char *buf, size_t len)
 	u64 last = 0;
 
 	lockdep_assert_held(&q->head_lock);
-	list_for_each_entry(timer, &q->clock->due, node.entry) {
+	list_for_each_entry(timer, &q->base->due, node.entry) {
 		if (timer->node.owner != tq_owner_word(q, TQ_TAG_OUT) ||
 		    timer->node.time < last || timer->node.time > q->now)
 			goto bad;
@@ -347,7 +353,7 @@ static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
 {
 	struct timeq_timer *timer;
 
-	timer = list_first_entry_or_null(&q->clock->due, struct timeq_timer,
+	timer = list_first_entry_or_null(&q->base->due, struct timeq_timer,
 					 node.entry);
 	if (timer && timer->node.time <= tick) {
 		tq_clock_cancel_due(q, timer);
@@ -364,7 +370,7 @@ static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 {
 	struct timeq_timer *timer;
 
-	timer = list_first_entry_or_null(&q->clock->due, struct timeq_timer,
+	timer = list_first_entry_or_null(&q->base->due, struct timeq_timer,
 					 node.entry);
 	if (timer)
 		return timer->node.time <= tick;
@@ -382,19 +388,19 @@ static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 			 bool fired, unsigned long *expired)
 {
-	struct timeq_clock *clock = q->clock;
+	struct timeq_base *base = q->base;
 	struct timeq_timer *timer;
 	unsigned int done;
 	bool more, again;
 	u64 tick, time, late;
 
-	mutex_lock(&clock->expiry);
-	tick = min(tq_clock_tick(clock), *until);
+	mutex_lock(&base->expiry);
+	tick = min(tq_clock_tick(base), *until);
 	*until = tick;
 	for (done = 0; ; done++) {
 		might_sleep();
 		tq_lock(q);
-		WRITE_ONCE(clock->running, NULL);
+		WRITE_ONCE(base->running, NULL);
 		tq_finish(q);
 		tq_clock_catch_up(q);
 		timer = done < budget ? tq_clock_take(q, tick) : NULL;
@@ -409,27 +415,27 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 			 */
 			more = tq_clock_more(q, tick);
 			tq_clock_arm(q, !more && fired);
-			again = more && !clock->stopping;
+			again = more && !base->stopping;
 			tq_unlock(q);
 			break;
 		}
 		/* Published before the locks are dropped: see the top. */
-		WRITE_ONCE(clock->running, timer);
+		WRITE_ONCE(base->running, timer);
 		/* Once they are, a fast update may arm the timer again. */
 		time = timer->node.time;
 		tq_finish(q);
 		tq_unlock(q);
 		if (done)
-			wake_up_all(&clock->wait);
+			wake_up_all(&base->wait);
 		late = tq_clock_late(q, time);
 		trace_timeq_expire_entry(q, &timer->node, time, late);
 		if (timer->fn)
 			timer->fn(timer);
 		trace_timeq_expire_exit(q, &timer->node);
 	}
-	mutex_unlock(&clock->expiry);
+	mutex_unlock(&base->expiry);
 	if (done) {
-		wake_up_all(&clock->wait);
+		wake_up_all(&base->wait);
 		this_cpu_inc(q->counters->expiry_runs);
 		this_cpu_add(q->counters->expired, done);
 	}
@@ -454,27 +460,25 @@ void tq_clock_expire(struct timeq *q)
 }
 
 /**
- * timeq_expire - expire a clocked queue's due timers in the caller's context
- * @q:		a queue from timeq_create_monotonic()
+ * timeq_expire - expire a base's due timers in the caller's context
+ * @base:	the timer base
  *
  * Expires every timer due at the current tick, read once when this call's
  * first turn begins, as the queue's work would: each is removed and its
  * callback runs here, with no lock of the queue held. Runs of the expiry,
- * this call's and the work's, take turns, so the callbacks of @q run one
- * at a time and in the queue's order (time, then insertion), never early.
- * A caller that needs what is due handled before it goes on, such as one
- * about to judge a time against timeq_now(), calls this rather than
- * timeq_del_less_than(), which removes without running callbacks and
- * without taking turns. The work is done in runs of expire_budget timers
- * with a reschedule between them.
+ * this call's and the work's, take turns, so the callbacks of @base run
+ * one at a time and in its order (time, then insertion), never early: for
+ * a caller that needs what is due handled before it goes on. The work is
+ * done in runs of expire_budget timers with a reschedule between them.
  *
- * Context: process context, may sleep. Not from a callback of @q, nor
- * while holding a lock a callback of @q takes: the runs take turns under a
- * mutex.
+ * Context: process context, may sleep. Not from a callback of @base, nor
+ * while holding a lock a callback of @base takes: the runs take turns
+ * under a mutex.
  * Return: the number of timers this call expired.
  */
-unsigned long timeq_expire(struct timeq *q)
+unsigned long timeq_expire(struct timeq_base *base)
 {
+	struct timeq *q = &base->queue;
 	unsigned long expired = 0;
 	u64 until = U64_MAX;
 
@@ -491,7 +495,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_expire, TIMEQ_NS);
  */
 u64 tq_clock_late(struct timeq *q, u64 time)
 {
-	u64 due = time * q->clock->granularity;
+	u64 due = time * q->base->granularity;
 	u64 now = ktime_get_ns();
 	u64 late = now > due ? now - due : 0;
 
@@ -503,58 +507,58 @@ bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock)
 {
 	lockdep_assert_held(&q->head_lock);
-	return q->clock->running == timer;
+	return q->base->running == timer;
 }
 
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer)
 {
-	struct timeq_clock *clock = q->clock;
+	struct timeq_base *base = q->base;
 
-	wait_event(clock->wait, READ_ONCE(clock->running) != timer);
+	wait_event(base->wait, READ_ONCE(base->running) != timer);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Whether the queue's hrtimer is set or running, for KUnit only. */
 VISIBLE_IF_KUNIT bool tq_clock_armed(struct timeq *q)
 {
-	return hrtimer_active(&q->clock->hrtimer);
+	return hrtimer_active(&q->base->hrtimer);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed);
 
 /* The tick the hrtimer was last set for, or U64_MAX; for KUnit only. */
 VISIBLE_IF_KUNIT u64 tq_clock_armed_at(struct timeq *q)
 {
-	return READ_ONCE(q->clock->armed);
+	return READ_ONCE(q->base->armed);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed_at);
 
-/* Whether timeq_destroy() has begun on @q; for KUnit only. */
+/* Whether timeq_base_destroy() has begun on @q; for KUnit only. */
 VISIBLE_IF_KUNIT bool tq_clock_stopping(struct timeq *q)
 {
-	return READ_ONCE(q->clock->stopping);
+	return READ_ONCE(q->base->stopping);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_stopping);
 #endif
 
-/* The first step of timeq_destroy(): no more hrtimer, no more work. */
+/* The first step of timeq_base_destroy(): no more hrtimer, no more work. */
 void tq_clock_stop(struct timeq *q)
 {
 	tq_lock(q);
-	WRITE_ONCE(q->clock->stopping, true);
+	WRITE_ONCE(q->base->stopping, true);
 	tq_unlock(q);
 	irq_work_sync(&q->kick);
-	hrtimer_cancel(&q->clock->hrtimer);
+	hrtimer_cancel(&q->base->hrtimer);
 }
 
 /*
  * Release up to TIMEQ_STEP timers of @due, each left in no list and not
  * due, as __timeq_release_step() releases queued nodes; for
- * timeq_destroy(), once the work can no longer run. Returns true while
+ * timeq_base_destroy(), once the work can no longer run. Returns true while
  * timers are left.
  */
 bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock)
 {
-	struct list_head *due = &q->clock->due;
+	struct list_head *due = &q->base->due;
 	struct timeq_timer *timer;
 	unsigned int n;
 
@@ -570,31 +574,18 @@ bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock)
 	return !list_empty(due);
 }
 
-/* The bytes of a clocked queue's timer facility, beside the queue's own. */
-size_t tq_clock_size(void)
-{
-	return sizeof(struct timeq_clock);
-}
-
-/* The last step of timeq_destroy(), once the work can no longer run. */
-void tq_clock_free(struct timeq *q)
-{
-	mutex_destroy(&q->clock->expiry);
-	kfree(q->clock);
-}
-
 /**
- * timeq_create_monotonic - a queue of timers that expires them itself
+ * timeq_base_create - a timer base, which expires its timers itself
  * @granularity: nanoseconds per tick, at least 1
  * @horizon:	timers are accepted up to @horizon ticks ahead of the
- *		queue's clock (1 to 2^40, and @horizon * @granularity at
- *		most 2^62 ns)
+ *		base's clock (1 to 2^40, and @horizon * @granularity at most
+ *		2^62 ns)
  * @delta:	the bucket width, as for timeq_create()
  * @nbuckets:	the number of buckets, as for timeq_create()
  * @gfp:	allocation flags
  *
- * Times on the queue are CLOCK_MONOTONIC nanoseconds divided by
- * @granularity; timeq_clock_ticks() reads that clock. The queue's own
+ * Times on the base are CLOCK_MONOTONIC nanoseconds divided by
+ * @granularity; timeq_base_ticks() reads that clock. The base's own
  * clock, where its window starts, follows it, held back by timers whose
  * tick has passed and whose callbacks have not run; a timer armed beyond
  * that window, up to @horizon ticks past the current tick, moves it on,
@@ -604,64 +595,325 @@ void tq_clock_free(struct timeq *q)
  * is expired once ktime_get_ns() >= t * @granularity: it is removed and
  * its callback runs in process context, on the module's workqueue (or in
  * the caller of timeq_expire()), never earlier, one callback at a time.
- * An hrtimer is armed only while the queue holds a timer. timeq_insert(),
- * timeq_delete_min() and timeq_del_less_than() are for plain queues and
- * refuse a clocked one.
+ * An hrtimer is armed only while the base holds a timer. The base
+ * composes a queue of timeq_create()'s shape, which its callers do not
+ * see: the node calls take a &struct timeq.
  *
- * Context: process context, may sleep, whatever @gfp says: it creates the
- * queue with timeq_create(), which takes a mutex and makes a file in
- * debugfs.
- * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
+ * Context: process context, may sleep, whatever @gfp says: it takes a
+ * mutex and makes a file in debugfs.
+ * Return: the base; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
  * if the memory could not be had.
  */
-struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
+struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
 				     unsigned int delta, unsigned int nbuckets,
 				     gfp_t gfp)
 {
-	struct timeq_clock *clock;
-	struct timeq *q;
+	struct timeq_base *base;
 	u64 span;
+	int err;
 
+	might_sleep();
 	if (!granularity || check_mul_overflow(horizon, granularity, &span) ||
 	    span > 1ULL << 62)
 		return ERR_PTR(-EINVAL);
-	clock = kzalloc(sizeof(*clock), gfp);
-	if (!clock)
+	base = kzalloc(sizeof(*base), gfp);
+	if (!base)
 		return ERR_PTR(-ENOMEM);
-	clock->granularity = granularity;
-	q = timeq_create(tq_clock_tick(clock), horizon, delta, nbuckets, gfp);
-	if (IS_ERR(q))
-		goto err_free_clock;
-	hrtimer_setup(&clock->hrtimer, tq_clock_fire, CLOCK_MONOTONIC,
+	base->granularity = granularity;
+	hrtimer_setup(&base->hrtimer, tq_clock_fire, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS);
-	clock->q = q;
-	raw_spin_lock_init(&clock->arm_lock);
-	clock->armed = TQ_UNARMED;
-	INIT_LIST_HEAD(&clock->due);
-	init_waitqueue_head(&clock->wait);
-	mutex_init(&clock->expiry);
-	q->clock = clock;
-	return q;
+	raw_spin_lock_init(&base->arm_lock);
+	base->armed = TQ_UNARMED;
+	INIT_LIST_HEAD(&base->due);
+	init_waitqueue_head(&base->wait);
+	mutex_init(&base->expiry);
+	err = tq_queue_init(&base->queue, base, tq_clock_tick(base), horizon,
+			    delta, nbuckets, gfp);
+	if (err)
+		goto err_free_base;
+	return base;
 
-err_free_clock:
-	kfree(clock);
-	return q;
+err_free_base:
+	mutex_destroy(&base->expiry);
+	kfree(base);
+	return ERR_PTR(err);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_create_monotonic, TIMEQ_NS);
+EXPORT_SYMBOL_NS_GPL(timeq_base_create, TIMEQ_NS);
 
 /**
- * timeq_clock_ticks - the current tick of a clocked queue's clock
- * @q:		a queue from timeq_create_monotonic()
+ * timeq_base_destroy - free a timer base
+ * @base:	a base from timeq_base_create(), or NULL
+ *
+ * Stops the base's hrtimer and work, then frees it. The timers still in
+ * it are released, not run: each is left as after timeq_node_init() but
+ * for its time, so its owner may arm it in another base or free it.
+ * Requests handed off and not yet applied are dropped. O(N + delta + M),
+ * in lock holds of at most TIMEQ_STEP timers with a reschedule between
+ * them.
+ *
+ * Context: process context, may sleep. The caller must ensure that nothing
+ * else uses @base, from either path, once this is called, and that no
+ * callback of it runs (timeq_delete_sync() of each timer that may).
+ */
+void timeq_base_destroy(struct timeq_base *base)
+{
+	if (!base)
+		return;
+	tq_queue_exit(&base->queue);
+	mutex_destroy(&base->expiry);
+	kfree(base);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_base_destroy, TIMEQ_NS);
+
+/* The queue of @base, for module/ and for KUnit. */
+struct timeq *tq_base_queue(struct timeq_base *base)
+{
+	return &base->queue;
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_base_queue);
+
+/**
+ * timeq_base_ticks - the current tick of a base's clock
+ * @base:	the timer base
  *
  * The time a timer armed for now would have: ktime_get_ns() divided by
- * the granularity. The queue's own timeq_now() lags it until the queue
- * next expires or arms.
+ * the granularity. The base's own clock, where its window starts, lags it
+ * until the base next expires or arms.
  *
  * Context: any.
  * Return: the tick.
  */
-u64 timeq_clock_ticks(const struct timeq *q)
+u64 timeq_base_ticks(const struct timeq_base *base)
 {
-	return tq_clock_tick(q->clock);
+	return tq_clock_tick(base);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_clock_ticks, TIMEQ_NS);
+EXPORT_SYMBOL_NS_GPL(timeq_base_ticks, TIMEQ_NS);
+
+/**
+ * timeq_base_bytes - the memory a timer base holds
+ * @base:	the timer base
+ *
+ * As timeq_bytes() of its queue, with the base's own structure.
+ *
+ * Context: any.
+ * Return: the bytes.
+ */
+size_t timeq_base_bytes(const struct timeq_base *base)
+{
+	return sizeof(*base) - sizeof(base->queue) + timeq_bytes(&base->queue);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
+
+/* --- the timer calls: paths.c's, on the base's queue --- */
+
+/**
+ * timeq_fast_update - arm or move a timer from the fast path
+ * @base:	the timer base
+ * @timer:	an initialised timer, armed in @base or in none
+ * @time:	its new time; a time before the base's clock means the clock
+ *
+ * Applies the update at once when the locks it needs are free and it costs
+ * O(1): within the current and the next bucket, between far buckets for a
+ * timer that is not the earliest, or between the two (see "The fast path"
+ * in module/paths.c). Otherwise it hands the request to the slow path,
+ * which applies it soon, in order with the timer's other requests: a timer
+ * updated twice before the slow path runs ends with the latest time, and
+ * counts as inserted when the slow path applies it. Never sleeps and never
+ * waits for a lock; O(1) worst case, with the two lock-free steps that
+ * "The fast path" in module/paths.c describes.
+ *
+ * The window is judged by the clock as this call reads it: a @time beyond
+ * the horizon is refused, and a @time that has passed by the time the slow
+ * path applies it is taken as the clock then. The horizon is counted from
+ * CLOCK_MONOTONIC (ktime_get_mono_fast_ns(), read only when @time lies
+ * beyond the base's own clock plus the horizon; its latch read retries if
+ * a timekeeping update lands during it). A deferred
+ * request takes effect when the slow path applies it: if the timer expires
+ * before that, the request arms it again.
+ *
+ * Context: softirq, or bottom halves disabled; not hard interrupt or NMI.
+ * Return: %TIMEQ_APPLIED or %TIMEQ_DEFERRED; -ERANGE if @time lies beyond
+ * the horizon; -EBUSY if @timer is in another base; -ESHUTDOWN after
+ * timeq_shutdown_sync(). On error nothing changes.
+ */
+int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
+		      u64 time)
+{
+	return tq_fast_update(&base->queue, timer, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
+
+/**
+ * timeq_fast_min - the earliest time, from the fast path
+ * @base:	the timer base
+ * @time:	set to the earliest queued time on success
+ *
+ * Tries the queue's head_lock only, which guards the minimum. O(1);
+ * never waits. It does not see the timers that wait for their callbacks
+ * after their tick has passed.
+ *
+ * Context: as timeq_fast_update().
+ * Return: 0; -ENOENT if no timer is queued; -EAGAIN if the lock was taken,
+ * or the slow side is between two steps of finding the minimum, so that
+ * only the slow path could answer now.
+ */
+int timeq_fast_min(struct timeq_base *base, u64 *time)
+{
+	return tq_fast_min(&base->queue, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
+
+/**
+ * timeq_timer_arm - arm or move a timer from the slow side
+ * @base:	the timer base
+ * @timer:	an initialised timer, armed in @base or in none
+ * @time:	its new time; a time before the base's clock means the clock
+ *
+ * Applies the fast-path requests still pending first, so this call's
+ * @time is the one that stays. The base's clock is first brought up to
+ * CLOCK_MONOTONIC, so the window is the current one; a
+ * timer whose tick had passed and whose callback had not run yet is armed
+ * again, and its callback does not run for the old time. O(1) but for the
+ * requests and the catch-up (module/clock.c).
+ *
+ * Context: the slow side; takes every lock.
+ * Return: 0; -ERANGE if @time lies beyond the horizon; -EBUSY if @timer is
+ * in another base; -ESHUTDOWN after timeq_shutdown_sync(). On error
+ * nothing changes but the pending requests applied and the clock brought
+ * up to date.
+ */
+int timeq_timer_arm(struct timeq_base *base, struct timeq_timer *timer,
+		    u64 time)
+{
+	return tq_timer_arm(&base->queue, timer, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
+
+/**
+ * timeq_timer_move - move a timer that is armed, from the slow side
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ * @time:	its new time; a time before the base's clock means the clock
+ *
+ * As timeq_timer_arm(), but only if @timer is armed in @base once pending
+ * requests are applied: a timer that has expired (or was never armed) is
+ * left alone, as mod_timer_pending() leaves a timer_list; one whose tick
+ * has passed but whose callback has not begun is still armed. Checking
+ * and moving is one step under the locks, so the expiry cannot slip
+ * between.
+ *
+ * Context: the slow side; takes every lock.
+ * Return: 0; -ENOENT if @timer is not armed in @base; -ERANGE if @time
+ * lies beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
+ * nothing changes but the pending requests applied and the clock brought
+ * up to date.
+ */
+int timeq_timer_move(struct timeq_base *base, struct timeq_timer *timer,
+		     u64 time)
+{
+	return tq_timer_move(&base->queue, timer, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
+
+/**
+ * timeq_timer_delete - disarm a timer, without waiting
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ *
+ * Applies the pending requests, then removes @timer from @base. A fast
+ * update running at the same time on another CPU may still arm it again,
+ * and its callback may be running: before freeing @timer use
+ * timeq_delete_sync().
+ *
+ * Context: the slow side; takes every lock.
+ * Return: 1 if @timer was armed in @base, 0 if not.
+ */
+int timeq_timer_delete(struct timeq_base *base, struct timeq_timer *timer)
+{
+	return tq_timer_delete(&base->queue, timer);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
+
+/**
+ * timeq_delete_sync - disarm a timer and wait until nothing refers to it
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ *
+ * Applies the pending requests and removes @timer from @base, and waits
+ * for its callback if it is running; then repeats, so a callback that
+ * re-arms its own timer is disarmed after it returns. When this returns,
+ * @base holds no reference to @timer: it is in no list, no request names it, and no
+ * callback runs it.
+ *
+ * Synchronization rules: the caller must make sure that no fast update of
+ * @timer runs once this function is called, on any CPU, and that none
+ * starts later, nor anything else that arms it: the base cannot see a
+ * fast update that is running, since it takes no lock that this function
+ * could wait for. A fast path that finds its timer under rcu_read_lock()
+ * meets this rule when the owner first unpublishes the timer and waits
+ * with synchronize_rcu(). The callback must not re-arm the timer forever;
+ * timeq_shutdown_sync() makes it refuse instead. This function must not be
+ * called from the timer's own callback, nor while holding a lock the
+ * callback takes::
+ *
+ *	CPU0 (the caller)		CPU1 (the base's work)
+ *	mutex_lock(&m);
+ *					the callback runs:
+ *					mutex_lock(&m);   <- waits for CPU0
+ *	timeq_delete_sync();   <- waits for the callback: deadlock
+ *
+ * Once it returns, the owner may free @timer.
+ *
+ * Context: process context, may sleep.
+ * Return: 1 if @timer was armed (or had a pending request that armed it),
+ * 0 if not.
+ */
+int timeq_delete_sync(struct timeq_base *base, struct timeq_timer *timer)
+{
+	return tq_delete_sync(&base->queue, timer);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
+
+/**
+ * timeq_shutdown_sync - disarm a timer for good and wait
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ *
+ * As timeq_delete_sync(), but first marks @timer shut down: from then on
+ * every attempt to arm it fails with -ESHUTDOWN, from either path and from
+ * its own callback, and requests still pending are dropped. So a timer
+ * whose callback re-arms it can be torn down (the lesson of
+ * timer_shutdown_sync()), and fast updates may race this call: each is
+ * refused, or is done and undone before it returns. A refused fast update
+ * still reads @timer, so before freeing it the owner must still make sure
+ * no fast update can reach it, as timeq_delete_sync() says.
+ * timeq_timer_init() makes it usable again.
+ *
+ * Context: process context, may sleep.
+ * Return: 1 if @timer was armed, 0 if not.
+ */
+int timeq_shutdown_sync(struct timeq_base *base, struct timeq_timer *timer)
+{
+	return tq_shutdown_sync(&base->queue, timer);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ_NS);
+
+/**
+ * timeq_get_fast_stats - what the fast path did with a base's updates
+ * @base:	the timer base
+ * @stats:	filled with the sums of every CPU's counts
+ *
+ * How many fast updates of @base were applied in place, refused with an
+ * error, and handed to the slow path, by why (&enum timeq_defer). The
+ * paths count with this_cpu_inc() and this reads without a lock, so a
+ * call made while they run may lack the counts of that moment. O(the
+ * number of possible CPUs).
+ *
+ * Context: any.
+ */
+void timeq_get_fast_stats(struct timeq_base *base,
+			  struct timeq_fast_stats *stats)
+{
+	tq_get_fast_stats(&base->queue, stats);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_get_fast_stats, TIMEQ_NS);

@@ -6,7 +6,7 @@
  * This file maps it onto the in-kernel API:
  *
  *  - A file (struct timeq_file) owns one queue, made by TIMEQ_CONFIGURE:
- *    timeq_create() for the manual clock, timeq_create_monotonic() for
+ *    timeq_create() for the manual clock, timeq_base_create() for
  *    CLOCK_MONOTONIC. Its elements (struct timeq_elem) are timers, each
  *    with the caller's cookie, allocated from a kmem_cache made with
  *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
@@ -98,6 +98,7 @@
 #include <linux/xarray.h>
 #include <uapi/linux/timeq.h>
 
+#include "clock.h"
 #include "dev.h"
 #include "stats.h"
 
@@ -155,6 +156,8 @@ struct timeq_user {
  * struct timeq_file - the state of one open /dev/timeq
  * @mutex:	serialises commands, read() and @elems
  * @q:		the queue, or NULL until TIMEQ_CONFIGURE
+ * @base:	the timer base whose queue @q is, on the monotonic clock;
+ *		NULL on the manual one
  * @user:	the user charged for the file and its elements, once configured
  * @clock:	the configured &enum timeq_clockid
  * @horizon:	the configured horizon
@@ -174,6 +177,7 @@ struct timeq_user {
 struct timeq_file {
 	struct mutex		mutex;		/* commands, read(), elems */
 	struct timeq		*q;
+	struct timeq_base	*base;
 	struct timeq_user	*user;
 	u32			clock;
 	u64			horizon;
@@ -382,8 +386,8 @@ static int tq_dev_time(struct timeq_file *f, u64 *time)
 	u64 now;
 
 	lockdep_assert_held(&f->mutex);
-	if (f->clock == TIMEQ_CLOCK_MONOTONIC) {
-		timeq_expire(f->q);
+	if (f->base) {
+		timeq_expire(f->base);
 		now = timeq_now(f->q);
 		*time = max(*time, now);
 	} else {
@@ -451,10 +455,10 @@ static void tq_dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
 {
 	int ret;
 
-	if (f->clock == TIMEQ_CLOCK_MANUAL)
-		ret = timeq_insert(f->q, &elem->timer.node, time);
+	if (f->base)
+		ret = timeq_timer_arm(f->base, &elem->timer, time);
 	else
-		ret = timeq_timer_arm(f->q, &elem->timer, time);
+		ret = timeq_insert(f->q, &elem->timer.node, time);
 	/* tq_dev_time() let only a time that stays in the window through. */
 	WARN_ON_ONCE(ret);
 	f->nelems++;
@@ -465,9 +469,9 @@ static void tq_dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
 /* Delete a queued element that tq_dev_lookup() found; it cannot fail. */
 static void tq_dev_delete_apply(struct timeq_file *f, struct timeq_elem *elem)
 {
-	if (f->clock == TIMEQ_CLOCK_MANUAL) {
+	if (!f->base) {
 		WARN_ON_ONCE(timeq_delete(f->q, &elem->timer.node));
-	} else if (!timeq_delete_sync(f->q, &elem->timer)) {
+	} else if (!timeq_delete_sync(f->base, &elem->timer)) {
 		/* It has expired since tq_dev_lookup(): take its event back. */
 		tq_dev_unexpire(f, elem);
 	}
@@ -483,15 +487,15 @@ static void tq_dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
 {
 	int ret;
 
-	if (f->clock == TIMEQ_CLOCK_MANUAL) {
+	if (!f->base) {
 		ret = timeq_update(f->q, &elem->timer.node, time);
 	} else {
-		ret = timeq_timer_move(f->q, &elem->timer, time);
+		ret = timeq_timer_move(f->base, &elem->timer, time);
 		if (ret == -ENOENT) {
 			/* It has expired since tq_dev_lookup(): re-arm it. */
-			timeq_delete_sync(f->q, &elem->timer);
+			timeq_delete_sync(f->base, &elem->timer);
 			tq_dev_unexpire(f, elem);
-			ret = timeq_timer_arm(f->q, &elem->timer, time);
+			ret = timeq_timer_arm(f->base, &elem->timer, time);
 		}
 	}
 	WARN_ON_ONCE(ret);
@@ -552,6 +556,7 @@ static long tq_dev_configure(struct timeq_file *f, void *karg,
 	struct timeq_configure *arg = karg;
 	u32 cap = arg->max_elements ? arg->max_elements : default_elements;
 	u32 esize = arg->event_size ? arg->event_size : TIMEQ_EVENT_SIZE_VER0;
+	struct timeq_base *base = NULL;
 	struct timeq_user *user;
 	struct timeq *q;
 	int ret;
@@ -578,21 +583,28 @@ static long tq_dev_configure(struct timeq_file *f, void *karg,
 	user = tq_dev_user_get(current_euid());
 	if (IS_ERR(user))
 		return PTR_ERR(user);
-	if (arg->clock == TIMEQ_CLOCK_MANUAL)
+	if (arg->clock == TIMEQ_CLOCK_MANUAL) {
 		q = timeq_create(arg->start, arg->horizon, 0, 0,
 				 GFP_KERNEL_ACCOUNT);
-	else
-		q = timeq_create_monotonic(arg->granularity, arg->horizon, 0, 0,
-					   GFP_KERNEL_ACCOUNT);
-	if (IS_ERR(q)) {
-		ret = PTR_ERR(q);
-		goto err_user;
+		if (IS_ERR(q)) {
+			ret = PTR_ERR(q);
+			goto err_user;
+		}
+	} else {
+		base = timeq_base_create(arg->granularity, arg->horizon, 0, 0,
+					 GFP_KERNEL_ACCOUNT);
+		if (IS_ERR(base)) {
+			ret = PTR_ERR(base);
+			goto err_user;
+		}
+		q = tq_base_queue(base);
 	}
 	f->user = user;
 	f->clock = arg->clock;
 	f->horizon = arg->horizon;
 	f->cap = cap;
 	f->event_size = esize;
+	f->base = base;
 	f->q = q;
 	return 0;
 
@@ -739,8 +751,8 @@ static long tq_dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 			 sizeof(*arg) - offsetof(struct timeq_element, handle)))
 		return -EINVAL;
 	/* What is due becomes an event first, as before an insert. */
-	if (f->clock == TIMEQ_CLOCK_MONOTONIC)
-		timeq_expire(f->q);
+	if (f->base)
+		timeq_expire(f->base);
 	*node = timeq_first(f->q);
 	if (!*node)
 		return -ENODATA;
@@ -767,7 +779,7 @@ static long tq_dev_delete_min(struct timeq_file *f, void *karg,
 	struct timeq_node *node, *removed;
 	long ret;
 
-	if (f->clock != TIMEQ_CLOCK_MANUAL)
+	if (f->base)
 		return -EOPNOTSUPP;
 	/* Under the mutex, the minimum of a manual queue stays the minimum. */
 	ret = tq_dev_min_out(f, karg, uarg, usize, &node);
@@ -788,7 +800,7 @@ static long tq_dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
 
 	if (arg->__reserved)
 		return -EINVAL;
-	if (f->clock != TIMEQ_CLOCK_MANUAL)
+	if (f->base)
 		return -EOPNOTSUPP;
 	/* At most the cap, which is at most INT_MAX: it fits the return. */
 	return timeq_del_less_than(f->q, arg->time, tq_dev_expire_fn, f);
@@ -1097,7 +1109,10 @@ static int tq_dev_release(struct inode *inode, struct file *file)
 	unsigned long index;
 
 	/* No callback runs after this; queued elements are released. */
-	timeq_destroy(f->q);
+	if (f->base)
+		timeq_base_destroy(f->base);
+	else
+		timeq_destroy(f->q);
 	xa_for_each(&f->elems, index, elem) {
 		kmem_cache_free(timeq_elem_cache, elem);
 		cond_resched();

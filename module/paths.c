@@ -8,8 +8,10 @@
  * applies an update only where that costs O(1); anything else it hands to
  * the slow path and returns. The slow path is everything else: the
  * operations of queue.c under the locks, and one work item per queue that
- * applies the handed-off requests and, on a queue from
- * timeq_create_monotonic(), expires timers (clock.c).
+ * applies the handed-off requests and, in a timer base's queue, expires
+ * timers (clock.c). The base's calls (module/clock.c) are these paths on
+ * its queue; the tq_ names below are them on any queue, which tests use
+ * on plain ones.
  *
  * Locks
  * -----
@@ -67,7 +69,7 @@
  *    the U64_MAX of @min_time; timeq_min() may read NULL (its kernel-doc
  *    says so; timeq_first() does not). After: __timeq_step() looks at
  *    @pend afresh, and the last step of far work looks at the heads first.
- *  - tq_relock(), in tq_drain() out of budget, and in a clocked queue's
+ *  - tq_relock(), in tq_drain() out of budget, and in a base's
  *    tq_clock_make_room() between batches of due timers (module/clock.c),
  *    which tq_apply() and tq_slow_begin_drained() call. The same as
  *    above; moreover the drain's requests not yet applied keep PENDING
@@ -84,7 +86,7 @@
  *  - Between the calls of one operation that loops: each pass of
  *    timeq_del_less_than(), each turn of the expiry around a callback
  *    (module/clock.c), each retry of tq_slow_begin_drained() and
- *    tq_delete_sync() after a wait, and the far exits of timeq_insert(),
+ *    tq_sync() after a wait, and the far exits of timeq_insert(),
  *    timeq_delete() and timeq_update() when tq_far_ok() refuses. Each pass
  *    begins as a new call (tq_slow_begin(): pending work finished, the
  *    clock caught up) and decides again from what it finds.
@@ -119,7 +121,7 @@
  *
  * The fast path reaches nothing that spins or sleeps: no hrtimer and no
  * workqueue call. Where an update needs the slow path to run, or moves a
- * clocked queue's minimum earlier than its hrtimer is set for, it queues
+ * base's minimum earlier than its hrtimer is set for, it queues
  * @kick, an irq_work: irq_work_queue() claims the item with an atomic
  * operation and raises a self-interrupt, whose handler (tq_kick()) queues
  * the work, re-arms the hrtimer and wakes the slow-side calls waiting for
@@ -133,7 +135,7 @@
  * the list's first entry (another push, or the drain's llist_del_all());
  * irq_work_queue()'s claim, an atomic_fetch_or() that is such a loop on
  * some architectures (another claim, or the irq_work running, maybe on
- * this CPU from a hard interrupt); and, on a clocked queue, the latch
+ * this CPU from a hard interrupt); and, in a base's queue, the latch
  * read of ktime_get_mono_fast_ns() (a timekeeping update).
  *
  * The hand-off
@@ -146,7 +148,7 @@
  * the latest time once, in the order of the requests' first hand-off. The
  * request can never fail for memory, nor for the window: the fast path
  * let through only a time in the window of a clock at or before the one
- * the drain sees (a clocked queue's is caught up to the current tick
+ * the drain sees (a base's is caught up to the current tick
  * first). While a request is pending, a fast update is not applied in
  * place, so it cannot be overtaken by the older request.
  *
@@ -170,7 +172,7 @@
  * drain holds the request in a door. A slow-side timer call that finds
  * PENDING set after its drain unlocks, sleeps until the request is pushed
  * or applied (tq_wait_request(): the irq_work wakes it after a push, the
- * drain after it clears PENDING), and starts again, as tq_delete_sync()
+ * drain after it clears PENDING), and starts again, as tq_sync()
  * does, so that a request that returned before the call cannot land
  * after it. It sleeps rather than spins: the task it waits for may be a
  * fast path preempted between its two steps (PREEMPT_RT), or a drain on
@@ -221,6 +223,7 @@
 #include <linux/timeq.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
 #include "paths.h"
 #include "queue.h"
@@ -286,12 +289,12 @@ void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
 	tq_finish(q);
 }
 
-/* The minimum may have moved: a clocked queue re-arms its hrtimer. */
+/* The minimum may have moved: a base re-arms its hrtimer. */
 static void tq_changed(struct timeq *q)
 	__must_hold(&q->head_lock)
 {
 	lockdep_assert_held(&q->head_lock);
-	if (q->clock)
+	if (q->base)
 		tq_clock_changed(q);
 }
 
@@ -303,7 +306,7 @@ static void tq_slow_begin(struct timeq *q)
 	might_sleep();
 	tq_lock(q);
 	tq_finish(q);
-	if (q->clock)
+	if (q->base)
 		tq_clock_catch_up(q);
 }
 
@@ -423,14 +426,14 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 }
 
 /*
- * Make room in a clocked queue's window for @time (tq_clock_make_room()),
+ * Make room in a base's window for @time (tq_clock_make_room()),
  * which may pass a door. Return: 0, or -ERANGE if @time lies beyond the
  * horizon of the current tick.
  */
 static int tq_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
-	if (!q->clock || tq_in_window(q, max(time, q->now)))
+	if (!q->base || tq_in_window(q, max(time, q->now)))
 		return 0;
 	return tq_clock_make_room(q, time);
 }
@@ -474,7 +477,7 @@ static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
 /*
  * Apply the request of @timer, whose PENDING the caller's drain holds.
  * PENDING is cleared before ->want is read, and the timer armed in the
- * same lock hold (see "The hand-off"). On a clocked queue the window may
+ * same lock hold (see "The hand-off"). In a base's queue the window may
  * first need room (tq_room()), which may pass a door: that is done while
  * PENDING is still held, so a fast update meanwhile joins the request
  * rather than lands beside it, and ->want is read after. If a join moved
@@ -507,7 +510,7 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 		want = READ_ONCE(timer->want);
 		if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
 			return;
-		if (!q->clock || tq_in_window(q, max(want, q->now)))
+		if (!q->base || tq_in_window(q, max(want, q->now)))
 			break;
 		if (test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 			return;
@@ -570,7 +573,7 @@ static void tq_discard(struct timeq *q)
 
 /*
  * Enter the slow side for a call on @timer, with no request for it left
- * anywhere: make room in the window for @room on a clocked queue, unless
+ * anywhere: make room in the window for @room in a base's queue, unless
  * it is TQ_NO_ROOM (a door, maybe; the window only widens after it), then
  * drain, and while PENDING says that a request is still in flight (set,
  * not yet pushed; pushed since the drain; or held by another caller's
@@ -605,7 +608,7 @@ static void tq_work(struct work_struct *work)
 	tq_slow_begin(q);
 	tq_drain(q);
 	tq_slow_end(q);
-	if (q->clock)
+	if (q->base)
 		tq_clock_expire(q);
 	trace_timeq_slow_exit(q);
 }
@@ -618,7 +621,7 @@ static void tq_kick(struct irq_work *kick)
 {
 	struct timeq *q = container_of(kick, struct timeq, kick);
 
-	if (q->clock)
+	if (q->base)
 		tq_clock_kick(q);
 	if (!llist_empty(&q->handoffs))
 		queue_work(timeq_wq, &q->work);
@@ -654,8 +657,8 @@ static void tq_kick(struct irq_work *kick)
  * 16 * (3 * delta + M) bytes plus bitmaps and counts, in one kvzalloc().
  *
  * The queue's clock moves only when the caller removes nodes with
- * timeq_delete_min() or timeq_del_less_than(); see timeq_create_monotonic()
- * for a queue that expires timers by itself. The queue also gets counters
+ * timeq_delete_min() or timeq_del_less_than(); see timeq_base_create()
+ * for timers that expire by themselves. The queue also gets counters
  * for each CPU (module/stats.h), a number, and a file in debugfs.
  *
  * Context: process context, may sleep.
@@ -672,14 +675,36 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	q = kzalloc(sizeof(*q), gfp);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
-	q->counters = alloc_percpu_gfp(struct timeq_counters, gfp);
-	if (!q->counters) {
-		err = -ENOMEM;
-		goto err_free_queue;
+	err = tq_queue_init(q, NULL, now, horizon, delta, nbuckets, gfp);
+	if (err) {
+		kfree(q);
+		return ERR_PTR(err);
 	}
+	return q;
+}
+EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ_NS);
+
+/*
+ * Initialise the zeroed queue @q, composed by @base or by none: the body
+ * of timeq_create() and of timeq_base_create(), whose @base has what
+ * tq_stats_register() shows ready. Returns 0 or a negative errno, with
+ * nothing left to free.
+ */
+int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
+		  u64 horizon, unsigned int delta, unsigned int nbuckets,
+		  gfp_t gfp)
+{
+	int err;
+
+	q->base = base;
+	q->counters = alloc_percpu_gfp(struct timeq_counters, gfp);
+	if (!q->counters)
+		return -ENOMEM;
 	err = __timeq_init(q, now, horizon, delta, nbuckets, gfp);
-	if (err)
-		goto err_free_counters;
+	if (err) {
+		free_percpu(q->counters);
+		return err;
+	}
 	spin_lock_init(&q->head_lock);
 	spin_lock_init(&q->head2_lock);
 	spin_lock_init(&q->bucket_lock);
@@ -687,36 +712,40 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	init_irq_work(&q->kick, tq_kick);
 	INIT_WORK(&q->work, tq_work);
 	tq_stats_register(q);
-	return q;
-
-err_free_counters:
-	free_percpu(q->counters);
-err_free_queue:
-	kfree(q);
-	return ERR_PTR(err);
+	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ_NS);
 
 /**
  * timeq_destroy - free a queue
- * @q:		the queue, or NULL
+ * @q:		a queue from timeq_create(), or NULL
  *
- * Stops the queue's slow path and, on a clocked queue, its hrtimer, then
- * frees it. What is still in it is released, not freed and not run. Each
- * queued node or timer is left as after timeq_node_init() but for its
- * time, so its owner may insert it in another queue or free it. Requests
- * handed off and not yet applied are dropped. O(N + delta + M), in lock
- * holds of at most TIMEQ_STEP nodes with a reschedule between them.
+ * Frees @q. What is still in it is released, not freed: each queued node
+ * is left as after timeq_node_init() but for its time, so its owner may
+ * insert it in another queue or free it. O(N + delta + M), in lock holds
+ * of at most TIMEQ_STEP nodes with a reschedule between them.
  *
  * Context: process context, may sleep. The caller must ensure that nothing
- * else uses @q, from either path, once this is called.
+ * else uses @q once this is called.
  */
 void timeq_destroy(struct timeq *q)
 {
 	if (!q)
 		return;
+	tq_queue_exit(q);
+	kfree(q);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
+
+/*
+ * Stop the slow path of @q, and its base's hrtimer, and release what is
+ * still in it, for timeq_destroy() and timeq_base_destroy(): requests
+ * handed off and not yet applied are dropped, timers are released and not
+ * run. The memory of @q itself is the caller's to free.
+ */
+void tq_queue_exit(struct timeq *q)
+{
 	might_sleep();
-	if (q->clock)
+	if (q->base)
 		tq_clock_stop(q);
 	irq_work_sync(&q->kick);
 	cancel_work_sync(&q->work);
@@ -724,7 +753,7 @@ void timeq_destroy(struct timeq *q)
 	tq_discard(q);
 	tq_lock(q);
 	while (__timeq_release_step(q) ||
-	       (q->clock && tq_clock_release_step(q))) {
+	       (q->base && tq_clock_release_step(q))) {
 		tq_unlock(q);
 		cond_resched();
 		tq_lock(q);
@@ -732,11 +761,7 @@ void timeq_destroy(struct timeq *q)
 	tq_unlock(q);
 	__timeq_free(q);
 	free_percpu(q->counters);
-	if (q->clock)
-		tq_clock_free(q);
-	kfree(q);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
 
 /**
  * timeq_insert - add a node
@@ -745,21 +770,18 @@ EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
  * @time:	its time, in [timeq_now(@q), timeq_now(@q) + horizon)
  *
  * O(1) worst case. Among equal times, nodes leave in insertion order. A
- * time before the current minimum makes @node the minimum. A queue from
- * timeq_create_monotonic() holds timers only: use timeq_timer_arm().
+ * time before the current minimum makes @node the minimum.
  *
  * Context: the slow side (see include/linux/timeq.h). Takes bucket_lock
  * alone for a far time no earlier than the minimum, else every lock.
  * Return: 0; -EBUSY if @node is already in a queue; -ERANGE if @time is
- * outside the window; -EINVAL on a clocked queue. On error nothing changes.
+ * outside the window. On error nothing changes.
  */
 int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time)
 {
 	int ret;
 
 	might_sleep();
-	if (q->clock)
-		return -EINVAL;
 	spin_lock_bh(&q->bucket_lock);
 	if (!READ_ONCE(node->owner) && tq_far_ok(q, node, time)) {
 		ret = tq_insert(q, node, time, true);
@@ -851,19 +873,15 @@ EXPORT_SYMBOL_NS_GPL(timeq_update, TIMEQ_NS);
  * Removes timeq_min(@q) and sets the clock to its time, then moves a share
  * of the next bucket into head2 (the paper's deamortisation). O(1) but for
  * that share and the pending work of finding the next minimum; see "Costs"
- * in module/queue.c. Not on a queue from timeq_create_monotonic(), which
- * expires its timers itself.
+ * in module/queue.c.
  *
  * Context: the slow side; takes every lock.
- * Return: the removed node, no longer queued, or NULL if @q is empty (or
- * clocked, with a warning).
+ * Return: the removed node, no longer queued, or NULL if @q is empty.
  */
 struct timeq_node *timeq_delete_min(struct timeq *q)
 {
 	struct timeq_node *node;
 
-	if (WARN_ON_ONCE(q->clock))
-		return NULL;
 	tq_slow_begin(q);
 	node = __timeq_delete_min(q);
 	if (node)
@@ -892,13 +910,11 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete_min, TIMEQ_NS);
  * this runs, by @fn or by anyone, is removed by this same call, so a
  * callback that always re-inserts before @time never returns. Without @fn,
  * nodes are removed up to TIMEQ_HOLD to a lock hold, so the fast path is
- * never shut out for long. Not on a queue from timeq_create_monotonic(),
- * which expires its timers itself: see timeq_expire().
+ * never shut out for long.
  *
  * Context: the slow side; takes every lock, for each node or batch; @fn
  * runs in the caller's context.
- * Return: the number of nodes removed (0 on a clocked queue, with a
- * warning).
+ * Return: the number of nodes removed.
  */
 unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 				  void *arg)
@@ -908,8 +924,6 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 	u64 at = 0;
 	bool more;
 
-	if (WARN_ON_ONCE(q->clock))
-		return 0;
 	do {
 		tq_slow_begin(q);
 		if (fn)
@@ -941,8 +955,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_del_less_than, TIMEQ_NS);
  *
  * As timeq_min(), but from the slow side: the pending work that a
  * slow-side call between two of its steps may have left (when timeq_min()
- * reads NULL from a queue that is not empty) is finished first. On a
- * clocked queue, timers whose tick has passed may have left the queue for
+ * reads NULL from a queue that is not empty) is finished first. In a
+ * base's queue, timers whose tick has passed may have left the queue for
  * the list of timers waiting for their callbacks (module/clock.c): those
  * are not counted here; timeq_expire() runs them.
  *
@@ -1004,8 +1018,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_now, TIMEQ_NS);
  * Context: any. Unless the caller excludes the queue's writers, the answer
  * is approximate: it adds four counts read one after the other, and a node
  * that moves between them meanwhile may be counted twice or not at all.
- * Return: how many nodes are queued in @q; the timers of a clocked queue
- * that wait for their callbacks after their tick has passed are not.
+ * Return: how many nodes are queued in @q; the timers of a base that wait
+ * for their callbacks after their tick has passed are not.
  */
 unsigned long timeq_count(const struct timeq *q)
 {
@@ -1023,8 +1037,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_count, TIMEQ_NS);
  * list and position, the links, the counts, the bitmaps at every level,
  * the cached minimum, the rules that an empty head leaves nothing of the
  * next bucket outside head2 and that the focus bucket is not split and,
- * in builds with %TIMEQ_DEBUG_FIFO, insertion order within each list; on
- * a clocked queue, also its list of timers due (module/clock.c).
+ * in builds with %TIMEQ_DEBUG_FIFO, insertion order within each list; in
+ * a base's queue, also the base's list of timers due (module/clock.c).
  * O(N + delta + M) in one lock hold, with the fast path shut out
  * meanwhile: for tests, not for production. It changes nothing.
  *
@@ -1039,7 +1053,7 @@ int timeq_check(struct timeq *q, char *buf, size_t len)
 	tq_lock(q);
 	tq_finish(q);
 	ret = __timeq_check(q, buf, len);
-	if (!ret && q->clock)
+	if (!ret && q->base)
 		ret = tq_clock_check(q, buf, len);
 	tq_unlock(q);
 	return ret;
@@ -1051,7 +1065,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_check, TIMEQ_NS);
 /*
  * Is @time in the window of @q, whose clock reads @now? 0 if it is (a time
  * before @now is taken as @now), -ERANGE if it is beyond the horizon, and
- * -EAGAIN if only the slow path can tell: a clocked queue's @now lags
+ * -EAGAIN if only the slow path can tell: a base's queue's @now lags
  * CLOCK_MONOTONIC until the slow path next runs.
  */
 static int tq_window(const struct timeq *q, u64 now, u64 time)
@@ -1060,7 +1074,7 @@ static int tq_window(const struct timeq *q, u64 now, u64 time)
 
 	if (time < now || time - now < q->horizon)
 		return 0;
-	if (!q->clock)
+	if (!q->base)
 		return -ERANGE;
 	tick = tq_clock_fast_tick(q);
 	return time < tick || time - tick < q->horizon ? -EAGAIN : -ERANGE;
@@ -1106,10 +1120,10 @@ static int tq_fast_check(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return 0;
 }
 
-/* The minimum moved from @old to earlier: a clocked queue re-arms. */
+/* The minimum moved from @old to earlier: a base re-arms. */
 static void tq_fast_changed(struct timeq *q, u64 old)
 {
-	if (q->clock && READ_ONCE(q->min_time) < old)
+	if (q->base && READ_ONCE(q->min_time) < old)
 		irq_work_queue(&q->kick);
 }
 
@@ -1407,37 +1421,8 @@ static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return ret;
 }
 
-/**
- * timeq_fast_update - arm or move a timer from the fast path
- * @q:		the queue
- * @timer:	an initialised timer, queued in @q or in no queue
- * @time:	its new time; a time before timeq_now(@q) means the clock
- *
- * Applies the update at once when the locks it needs are free and it costs
- * O(1): within the current and the next bucket, between far buckets for a
- * timer that is not the earliest, or between the two (see "The fast path"
- * in module/paths.c). Otherwise it hands the request to the slow path,
- * which applies it soon, in order with the timer's other requests: a timer
- * updated twice before the slow path runs ends with the latest time, and
- * counts as inserted when the slow path applies it. Never sleeps and never
- * waits for a lock; O(1) worst case, with the two lock-free steps that
- * "The fast path" in module/paths.c describes.
- *
- * The window is judged by the clock as this call reads it: a @time beyond
- * the horizon is refused, and a @time that has passed by the time the slow
- * path applies it is taken as the clock then. On a clocked queue the
- * horizon is counted from CLOCK_MONOTONIC (ktime_get_mono_fast_ns(), read
- * only when @time lies beyond the queue's own clock plus the horizon; its
- * latch read retries if a timekeeping update lands during it). A deferred
- * request takes effect when the slow path applies it: if the timer expires
- * before that, the request arms it again.
- *
- * Context: softirq, or bottom halves disabled; not hard interrupt or NMI.
- * Return: %TIMEQ_APPLIED or %TIMEQ_DEFERRED; -ERANGE if @time lies beyond
- * the horizon; -EBUSY if @timer is in another queue; -ESHUTDOWN after
- * timeq_shutdown_sync(). On error nothing changes.
- */
-int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
+/* timeq_fast_update() on @q: a base's queue, or a plain one in tests. */
+int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	int why = TIMEQ_DEFER_LANE, ret;
 
@@ -1464,23 +1449,10 @@ int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return tq_fast_defer(q, timer, time, why);
 	return tq_fast_done(q, timer, time, ret);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_fast_update);
 
-/**
- * timeq_fast_min - the earliest time, from the fast path
- * @q:		the queue
- * @time:	set to the earliest queued time on success
- *
- * Tries head_lock only, which guards the minimum. O(1); never waits. As
- * timeq_first(), it does not see the timers of a clocked queue that wait
- * for their callbacks after their tick has passed.
- *
- * Context: as timeq_fast_update().
- * Return: 0; -ENOENT if @q is empty; -EAGAIN if the lock was taken, or the
- * slow side is between two steps of finding the minimum, so that only the
- * slow path could answer now.
- */
-int timeq_fast_min(struct timeq *q, u64 *time)
+/* timeq_fast_min() on @q, as tq_fast_update(). */
+int tq_fast_min(struct timeq *q, u64 *time)
 {
 	int ret;
 
@@ -1498,7 +1470,7 @@ int timeq_fast_min(struct timeq *q, u64 *time)
 	spin_unlock(&q->head_lock);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_fast_min);
 
 /* --- the slow side's timer calls --- */
 
@@ -1528,70 +1500,22 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return ret;
 }
 
-/**
- * timeq_timer_arm - arm or move a timer from the slow side
- * @q:		the queue
- * @timer:	an initialised timer, queued in @q or in no queue
- * @time:	its new time; a time before timeq_now(@q) means the clock
- *
- * Applies the fast-path requests still pending first, so this call's
- * @time is the one that stays. On a clocked queue the clock is first
- * brought up to CLOCK_MONOTONIC, so the window is the current one; a
- * timer whose tick had passed and whose callback had not run yet is armed
- * again, and its callback does not run for the old time. O(1) but for the
- * requests and the catch-up (module/clock.c).
- *
- * Context: the slow side; takes every lock.
- * Return: 0; -ERANGE if @time lies beyond the horizon; -EBUSY if @timer is
- * in another queue; -ESHUTDOWN after timeq_shutdown_sync(). On error
- * nothing changes but the pending requests applied and, on a clocked
- * queue, the clock brought up to date.
- */
-int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
+/* timeq_timer_arm() on @q, as tq_fast_update(). */
+int tq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	return tq_timer_set(q, timer, time, false);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_timer_arm);
 
-/**
- * timeq_timer_move - move a timer that is armed, from the slow side
- * @q:		the queue
- * @timer:	an initialised timer
- * @time:	its new time; a time before timeq_now(@q) means the clock
- *
- * As timeq_timer_arm(), but only if @timer is armed in @q once pending
- * requests are applied: a timer that has expired (or was never armed) is
- * left alone, as mod_timer_pending() leaves a timer_list; one whose tick
- * has passed but whose callback has not begun is still armed. Checking
- * and moving is one step under the locks, so the expiry cannot slip
- * between.
- *
- * Context: the slow side; takes every lock.
- * Return: 0; -ENOENT if @timer is not armed in @q; -ERANGE if @time lies
- * beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
- * nothing changes but the pending requests applied and, on a clocked
- * queue, the clock brought up to date.
- */
-int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
+/* timeq_timer_move() on @q, as tq_fast_update(). */
+int tq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	return tq_timer_set(q, timer, time, true);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_timer_move);
 
-/**
- * timeq_timer_delete - disarm a timer, without waiting
- * @q:		the queue
- * @timer:	an initialised timer
- *
- * Applies the pending requests, then removes @timer from @q. A fast update
- * running at the same time on another CPU may still arm it again, and on
- * a clocked queue its callback may be running: before freeing @timer use
- * timeq_delete_sync().
- *
- * Context: the slow side; takes every lock.
- * Return: 1 if @timer was armed in @q, 0 if not.
- */
-int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
+/* timeq_timer_delete() on @q, as tq_fast_update(). */
+int tq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 {
 	int ret;
 
@@ -1600,15 +1524,14 @@ int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer)
 	tq_slow_end(q);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_timer_delete);
 
 /*
  * Drain and delete until no request names @timer and no callback runs it.
  * A request in flight is waited for (tq_wait_request()), and a running
  * callback (tq_clock_wait()), each by sleeping.
  */
-static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
-			  bool shutdown)
+static int tq_sync(struct timeq *q, struct timeq_timer *timer, bool shutdown)
 {
 	bool running, pending;
 	int ret = 0;
@@ -1623,7 +1546,7 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 		if (tq_disarm(q, timer))
 			ret = 1;
 		pending = test_bit(TIMEQ_TIMER_PENDING, &timer->flags);
-		running = q->clock && tq_clock_running(q, timer);
+		running = q->base && tq_clock_running(q, timer);
 		tq_slow_end(q);
 		if (running)
 			tq_clock_wait(q, timer);
@@ -1634,66 +1557,16 @@ static int tq_delete_sync(struct timeq *q, struct timeq_timer *timer,
 	}
 }
 
-/**
- * timeq_delete_sync - disarm a timer and wait until nothing refers to it
- * @q:		the queue
- * @timer:	an initialised timer
- *
- * Applies the pending requests and removes @timer from @q, and waits for
- * its callback if it is running; then repeats, so a callback that re-arms
- * its own timer is disarmed after it returns. When this returns, @q holds
- * no reference to @timer: it is in no list, no request names it, and no
- * callback runs it.
- *
- * Synchronization rules: the caller must make sure that no fast update of
- * @timer runs once this function is called, on any CPU, and that none
- * starts later, nor anything else that arms it: the queue cannot see a
- * fast update that is running, since it takes no lock that this function
- * could wait for. A fast path that finds its timer under rcu_read_lock()
- * meets this rule when the owner first unpublishes the timer and waits
- * with synchronize_rcu(). The callback must not re-arm the timer forever;
- * timeq_shutdown_sync() makes it refuse instead. This function must not be
- * called from the timer's own callback, nor while holding a lock the
- * callback takes::
- *
- *	CPU0 (the caller)		CPU1 (the queue's work)
- *	mutex_lock(&m);
- *					the callback runs:
- *					mutex_lock(&m);   <- waits for CPU0
- *	timeq_delete_sync();   <- waits for the callback: deadlock
- *
- * Once it returns, the owner may free @timer.
- *
- * Context: process context, may sleep.
- * Return: 1 if @timer was armed (or had a pending request that armed it),
- * 0 if not.
- */
-int timeq_delete_sync(struct timeq *q, struct timeq_timer *timer)
+/* timeq_delete_sync() on @q, as tq_fast_update(). */
+int tq_delete_sync(struct timeq *q, struct timeq_timer *timer)
 {
-	return tq_delete_sync(q, timer, false);
+	return tq_sync(q, timer, false);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_delete_sync);
 
-/**
- * timeq_shutdown_sync - disarm a timer for good and wait
- * @q:		the queue
- * @timer:	an initialised timer
- *
- * As timeq_delete_sync(), but first marks @timer shut down: from then on
- * every attempt to arm it fails with -ESHUTDOWN, from either path and from
- * its own callback, and requests still pending are dropped. So a timer
- * whose callback re-arms it can be torn down (the lesson of
- * timer_shutdown_sync()), and fast updates may race this call: each is
- * refused, or is done and undone before it returns. A refused fast update
- * still reads @timer, so before freeing it the owner must still make sure
- * no fast update can reach it, as timeq_delete_sync() says.
- * timeq_timer_init() makes it usable again.
- *
- * Context: process context, may sleep.
- * Return: 1 if @timer was armed, 0 if not.
- */
-int timeq_shutdown_sync(struct timeq *q, struct timeq_timer *timer)
+/* timeq_shutdown_sync() on @q, as tq_fast_update(). */
+int tq_shutdown_sync(struct timeq *q, struct timeq_timer *timer)
 {
-	return tq_delete_sync(q, timer, true);
+	return tq_sync(q, timer, true);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_shutdown_sync);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What paths.c (the locks, the fast and slow paths) and clock.c (the timer
- * facility) call of each other. Only queues from timeq_create_monotonic()
- * have a clock, and paths.c calls the tq_clock_* hooks only for those, so
- * the userspace build of paths.c links stubs of them.
+ * base) call of each other. Only a base's queue has a clock, and paths.c
+ * calls the tq_clock_* hooks only for those (q->base set).
  */
 #ifndef _TIMEQ_PATHS_H
 #define _TIMEQ_PATHS_H
@@ -37,7 +36,25 @@ void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock);
 void tq_take(struct timeq_node *node, void *arg);
 
-/* clock.c; paths.c calls these only when q->clock is set. */
+/* The body of timeq_create() and timeq_destroy(), for a base's queue too. */
+int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
+		  u64 horizon, unsigned int delta, unsigned int nbuckets,
+		  gfp_t gfp);
+void tq_queue_exit(struct timeq *q);
+
+/*
+ * The timer calls of include/linux/timeq.h on a queue: clock.c's calls on
+ * a base are these on its queue; tests call them on plain queues too.
+ */
+int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
+int tq_fast_min(struct timeq *q, u64 *time);
+int tq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time);
+int tq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time);
+int tq_timer_delete(struct timeq *q, struct timeq_timer *timer);
+int tq_delete_sync(struct timeq *q, struct timeq_timer *timer);
+int tq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);
+
+/* clock.c; paths.c calls these only when q->base is set. */
 void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
@@ -57,8 +74,6 @@ bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 void tq_clock_stop(struct timeq *q);
 bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock);
-void tq_clock_free(struct timeq *q);
-size_t tq_clock_size(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool tq_clock_armed(struct timeq *q);
 u64 tq_clock_armed_at(struct timeq *q);

@@ -26,7 +26,6 @@
  */
 #define TIMEQ_NODE_TAG_MASK	7UL
 
-struct timeq_clock;
 struct timeq_counters;
 
 /*
@@ -97,10 +96,11 @@ struct timeq_head {
  * @head2_lock:	guards @head2
  * @bucket_lock: guards the calendar, @focus and @focus_bucket
  * @handoffs:	fast updates waiting for the slow path
- * @kick:	queues @work, and re-arms a clocked queue's hrtimer, for the
- *		fast path, which may not do either itself
+ * @kick:	queues @work, and re-arms the base's hrtimer, for the fast
+ *		path, which may not do either itself
  * @work:	the slow path: applies @handoffs, expires due timers
- * @clock:	the timer facility's state, or NULL for a plain queue
+ * @base:	the timer base that composes the queue (module/clock.c), or
+ *		NULL for a queue from timeq_create()
  * @counters:	what each CPU counted of the queue (module/stats.h)
  * @id:		the queue's number, from 1 in order of creation: it names
  *		the queue in debugfs and in trace events, which never show
@@ -122,7 +122,7 @@ struct timeq {
 	struct timeq_head	*head2;
 	struct timeq_head	*focus;
 	unsigned int		pend;
-	struct timeq_clock	*clock;
+	struct timeq_base	*base;
 	struct timeq_counters __percpu *counters;
 
 	/* The near region: head_lock and what it guards. */

@@ -140,7 +140,7 @@ static void tq_counters_sum(struct timeq_counters *sum, struct timeq *q)
 
 /**
  * tq_stats_lateness - count a timer that expired late
- * @q:		a clocked queue
+ * @q:		a timer base's queue
  * @ns:		how late its callback starts, in nanoseconds
  *
  * Context: any; counts on this CPU.
@@ -185,20 +185,8 @@ void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s)
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_stats_snapshot);
 
-/**
- * timeq_get_fast_stats - what the fast path did with a queue's updates
- * @q:		the queue
- * @stats:	filled with the sums of every CPU's counts
- *
- * How many fast updates of @q were applied in place, refused with an
- * error, and handed to the slow path, by why (&enum timeq_defer). The
- * paths count with this_cpu_inc() and this reads without a lock, so a
- * call made while they run may lack the counts of that moment. O(the
- * number of possible CPUs).
- *
- * Context: any.
- */
-void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
+/* timeq_get_fast_stats() of a queue. */
+void tq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 {
 	struct timeq_counters sum = {};
 
@@ -208,7 +196,7 @@ void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 	BUILD_BUG_ON(sizeof(stats->deferred) != sizeof(sum.fast_deferred_why));
 	memcpy(stats->deferred, sum.fast_deferred_why, sizeof(stats->deferred));
 }
-EXPORT_SYMBOL_NS_GPL(timeq_get_fast_stats, TIMEQ_NS);
+EXPORT_SYMBOL_IF_KUNIT(tq_get_fast_stats);
 
 /**
  * timeq_defer_name - the name of a reason to defer
@@ -230,23 +218,19 @@ EXPORT_SYMBOL_NS_GPL(timeq_defer_name, TIMEQ_NS);
  * @q:		the queue
  *
  * Its structure; the one block of its lists, bitmaps and counts, whose
- * size its shape gives (timeq_create()); its counters, one set for each
- * possible CPU; and a clocked queue's timer facility: the sizes asked of
- * the allocators, not what they round them up to. Not its nodes, which
- * are the caller's, nor its file in debugfs.
+ * size its shape gives (timeq_create()); and its counters, one set for
+ * each possible CPU: the sizes asked of the allocators, not what they
+ * round them up to. Not its nodes, which are the caller's, nor its file
+ * in debugfs. timeq_base_bytes() counts a timer base.
  *
  * Context: any.
  * Return: the bytes.
  */
 size_t timeq_bytes(const struct timeq *q)
 {
-	size_t bytes = sizeof(*q) +
-		       __timeq_lists_size(q->delta_shift, q->buckets_shift) +
-		       num_possible_cpus() * sizeof(struct timeq_counters);
-
-	if (q->clock)
-		bytes += tq_clock_size();
-	return bytes;
+	return sizeof(*q) +
+	       __timeq_lists_size(q->delta_shift, q->buckets_shift) +
+	       num_possible_cpus() * sizeof(struct timeq_counters);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_bytes, TIMEQ_NS);
 

@@ -24,9 +24,9 @@
  * @drained:	handed-off requests the slow side applied
  * @slow_runs:	runs of the queue's work item
  * @expiry_runs: expiries that removed nodes: timeq_del_less_than() calls,
- *		and a clocked queue's runs of its expiry
+ *		and a timer base's runs of its expiry
  * @expired:	nodes those removed
- * @lateness:	a clocked queue's expired timers by how late their
+ * @lateness:	a timer base's expired timers by how late their
  *		callbacks started, in the buckets of &struct timeq_stats
  *
  * The paths count with this_cpu_inc(): no lock, and a line no other CPU
@@ -85,6 +85,7 @@ void tq_stats_register(struct timeq *q);
 void tq_stats_unregister(struct timeq *q);
 void tq_stats_lateness(struct timeq *q, u64 ns);
 void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s);
+void tq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats);
 void tq_stats_init(void);
 void tq_stats_exit(void);
 

@@ -2,12 +2,16 @@
 /*
  * timeq - a two-head calendar queue of timers (Brodnik and Karlsson).
  *
- * Three files implement it, each with its design in a top comment:
- * module/queue.c the data structure (no locking), module/paths.c the fast
- * and slow paths over it (the locks, the hand-off to the slow path, the
- * API below), module/clock.c the timer facility (a queue whose times are
- * CLOCK_MONOTONIC ticks, expired by the module with callbacks).
- * module/tune.c gives callers the tuning rule of module/tune.h.
+ * Two types: struct timeq, a queue of nodes whose clock its caller moves,
+ * and struct timeq_base, a timer base that composes a struct timeq with a
+ * clock on CLOCK_MONOTONIC, an hrtimer, the hand-off of the fast path and
+ * the callbacks of its timers, and expires them itself (as an
+ * hrtimer_clock_base composes a timerqueue_head). Three files implement
+ * them, each with its design in a top comment: module/queue.c the data
+ * structure (no locking), module/paths.c the fast and slow paths over it
+ * (the locks, the hand-off to the slow path, the queue's calls below),
+ * module/clock.c the timer base and its calls. module/tune.c gives callers
+ * the tuning rule of module/tune.h.
  */
 
 /**
@@ -17,10 +21,10 @@
  *
  *   calls                       context                 what they do
  *   -------------------------   ---------------------   ----------------------
- *   timeq_create(),             process, may sleep      allocate a queue that
- *   timeq_create_monotonic()                              is safe to share
- *   timeq_destroy()             process, may sleep      the caller excludes
- *                                                         every other user
+ *   timeq_create(),             process, may sleep      allocate a queue or a
+ *   timeq_base_create()                                   base, safe to share
+ *   timeq_destroy(),            process, may sleep      the caller excludes
+ *   timeq_base_destroy()                                  every other user
  *   the slow side:              process, may sleep      block on the queue's
  *   timeq_insert(),                                       spinlocks, with bottom
  *   timeq_delete(),                                       halves off while they
@@ -43,12 +47,18 @@
  *                                                         they cannot do at
  *                                                         once to the slow path
  *   timeq_tune()                any                     compute a queue's shape
- *   timeq_get_fast_stats(),     any                     read a queue's counts
- *   timeq_defer_name(),                                   and size, taking no
- *   timeq_bytes()                                         lock
+ *   timeq_get_fast_stats(),     any                     read counts and sizes,
+ *   timeq_defer_name(),                                   taking no lock
+ *   timeq_bytes(),
+ *   timeq_base_bytes(),
+ *   timeq_base_ticks()
  *   timeq_min(), timeq_now(),   any                     a snapshot unless the
  *   timeq_count(), and the                                caller excludes writers
  *   node accessors (inline)
+ *
+ * The node calls (insert to check, min, now, count, bytes) take a queue;
+ * the timer calls (arm to shutdown_sync, expire, the fast path, the fast
+ * counts, ticks) take a base.
  *
  * "Lock-free": llist_add() and irq_work_queue() retry their atomic step
  * only when another CPU's operation on the same word succeeded meanwhile
@@ -95,10 +105,12 @@ struct timeq_node {
 };
 
 /*
- * A queue: its structure is private to module/ (module/queue.h); callers
- * hold a pointer from timeq_create() or timeq_create_monotonic().
+ * A queue and a timer base: their structures are private to module/
+ * (module/queue.h, module/clock.c); callers hold a pointer from
+ * timeq_create() or timeq_base_create().
  */
 struct timeq;
+struct timeq_base;
 struct timeq_timer;
 
 /**
@@ -106,8 +118,8 @@ struct timeq_timer;
  * @timer:	the timer, no longer queued; the callback may re-arm it
  *
  * Runs in process context (the module's workqueue, or the caller of
- * timeq_expire()) on a queue from timeq_create_monotonic(), and may
- * sleep. The callbacks of one queue run one at a time.
+ * timeq_expire()), and may sleep. The callbacks of one base run one at a
+ * time.
  */
 typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
 
@@ -117,7 +129,7 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off
  * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
- * @fn:		the callback, for queues from timeq_create_monotonic()
+ * @fn:		the callback
  *
  * A fast update that cannot be applied at once is handed to the slow path
  * in the timer itself, so handing off never allocates and never fails; a
@@ -151,11 +163,11 @@ struct timeq_timer {
  * @TIMEQ_DEFER_HEAD:	the move would empty the head while the calendar
  *			holds part of the next bucket, which would then be
  *			pulled
- * @TIMEQ_DEFER_CLOCK:	the time lies beyond the window of a clocked
- *			queue's own clock, which lags CLOCK_MONOTONIC until
- *			the slow side next runs
+ * @TIMEQ_DEFER_CLOCK:	the time lies beyond the window of the base's
+ *			queue, whose clock lags CLOCK_MONOTONIC until the
+ *			slow side next runs
  * @TIMEQ_DEFER_DUE:	the timer's tick had passed, and it waited for its
- *			callback on a clocked queue's due list
+ *			callback on the base's due list
  * @TIMEQ_DEFER_LANE:	the update needs locks other than those its lane
  *			tried: a far move of a timer that left the far
  *			region or would become the earliest, or a near one
@@ -180,7 +192,7 @@ enum timeq_defer {
 };
 
 /**
- * struct timeq_fast_stats - what the fast path did with a queue's updates
+ * struct timeq_fast_stats - what the fast path did with a base's updates
  * @applied:	updates applied in place
  * @refused:	updates refused with an error
  * @deferred:	updates handed to the slow path, by &enum timeq_defer
@@ -204,10 +216,10 @@ typedef void (*timeq_fn)(struct timeq_node *node, void *arg);
 
 int timeq_tune(u64 horizon, u64 count, u64 mean_jump, unsigned int *delta,
 	       unsigned int *nbuckets);
+
 struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 			   unsigned int nbuckets, gfp_t gfp);
 void timeq_destroy(struct timeq *q);
-
 int timeq_insert(struct timeq *q, struct timeq_node *node, u64 time);
 int timeq_delete(struct timeq *q, struct timeq_node *node);
 int timeq_update(struct timeq *q, struct timeq_node *node, u64 time);
@@ -216,27 +228,31 @@ unsigned long timeq_del_less_than(struct timeq *q, u64 time, timeq_fn fn,
 				  void *arg);
 struct timeq_node *timeq_first(struct timeq *q);
 int timeq_check(struct timeq *q, char *buf, size_t len);
-
-int timeq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
-int timeq_fast_min(struct timeq *q, u64 *time);
-int timeq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time);
-int timeq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time);
-int timeq_timer_delete(struct timeq *q, struct timeq_timer *timer);
-int timeq_delete_sync(struct timeq *q, struct timeq_timer *timer);
-int timeq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);
-
-struct timeq *timeq_create_monotonic(u64 granularity, u64 horizon,
-				     unsigned int delta, unsigned int nbuckets,
-				     gfp_t gfp);
-u64 timeq_clock_ticks(const struct timeq *q);
-unsigned long timeq_expire(struct timeq *q);
-
-void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats);
-const char *timeq_defer_name(unsigned int why);
-size_t timeq_bytes(const struct timeq *q);
 struct timeq_node *timeq_min(const struct timeq *q);
 u64 timeq_now(const struct timeq *q);
 unsigned long timeq_count(const struct timeq *q);
+size_t timeq_bytes(const struct timeq *q);
+
+struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
+				     unsigned int delta, unsigned int nbuckets,
+				     gfp_t gfp);
+void timeq_base_destroy(struct timeq_base *base);
+int timeq_timer_arm(struct timeq_base *base, struct timeq_timer *timer,
+		    u64 time);
+int timeq_timer_move(struct timeq_base *base, struct timeq_timer *timer,
+		     u64 time);
+int timeq_timer_delete(struct timeq_base *base, struct timeq_timer *timer);
+int timeq_delete_sync(struct timeq_base *base, struct timeq_timer *timer);
+int timeq_shutdown_sync(struct timeq_base *base, struct timeq_timer *timer);
+unsigned long timeq_expire(struct timeq_base *base);
+int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
+		      u64 time);
+int timeq_fast_min(struct timeq_base *base, u64 *time);
+void timeq_get_fast_stats(struct timeq_base *base,
+			  struct timeq_fast_stats *stats);
+const char *timeq_defer_name(unsigned int why);
+u64 timeq_base_ticks(const struct timeq_base *base);
+size_t timeq_base_bytes(const struct timeq_base *base);
 
 /**
  * timeq_node_init - prepare a node for its first insertion
@@ -254,7 +270,7 @@ static inline void timeq_node_init(struct timeq_node *node)
 /**
  * timeq_timer_init - prepare a timer for its first use
  * @timer:	the timer
- * @fn:		its callback, or NULL on a plain queue
+ * @fn:		its callback
  *
  * Also re-enables a timer after timeq_shutdown_sync().
  *
@@ -276,9 +292,9 @@ static inline void timeq_timer_init(struct timeq_timer *timer,
  *
  * Context: any. Unless the caller excludes the queue's writers, the answer
  * is a snapshot that may already be out of date.
- * Return: true while @node is in some queue, or, for a timer of a queue
- * from timeq_create_monotonic(), waits there for its callback after its
- * tick has passed (it is still armed: module/clock.c).
+ * Return: true while @node is in some queue, or, for a timer, while it
+ * waits in its base for its callback after its tick has passed (it is
+ * still armed: module/clock.c).
  */
 static inline bool timeq_node_queued(const struct timeq_node *node)
 {

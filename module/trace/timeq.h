@@ -176,7 +176,7 @@ TRACE_EVENT(timeq_handoff_drained,
 /*
  * Just before an expired node's callback: the node has left the queue,
  * whose clock has moved to its time at most. @lateness is how long after
- * its time the callback starts, in nanoseconds, on a clocked queue; 0 on
+ * its time the callback starts, in nanoseconds, in a timer base; 0 on
  * a plain one, whose ticks are not tied to a clock.
  */
 TRACE_EVENT(timeq_expire_entry,

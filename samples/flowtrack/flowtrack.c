@@ -19,8 +19,8 @@
  *
  * Two ways to expire flows, chosen at load (mode=):
  *
- *  timeq	each flow has a timer on one clocked queue
- *		(timeq_create_monotonic()), moved by every packet with
+ *  timeq	each flow has a timer on one timer base
+ *		(timeq_base_create()), moved by every packet with
  *		timeq_fast_update() to the tick at which the flow will have
  *		been idle for the time-out. Its callback, on timeq's
  *		workqueue, expires the flow. Never early; late by the
@@ -102,7 +102,7 @@
  * found a hook before may still be in it); then the collector; then,
  * under flow_kill_lock, which every callback takes, flow_stopping is set,
  * after which no callback expires anything or queues the reaper; the
- * reaper is flushed; timeq_destroy() stops the queue (it waits for a
+ * reaper is flushed; timeq_base_destroy() stops the base (it waits for a
  * running callback and releases the queued timers); and last the flows
  * still in the table are freed with it. A load whose hooks could not all
  * be registered ends the same way (flow_teardown()): netfilter registers
@@ -111,7 +111,7 @@
  *
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
  * (flows live, created, expired and freed; packets; refreshes applied in
- * place and handed off, and why timeq handed the queue's updates off, as
+ * place and handed off, and why timeq handed the base's updates off, as
  * it counts them (timeq_get_fast_stats()); expiry lateness p50/p99/max;
  * drops; CPU per packet; memory per flow and of the queue), and lateness,
  * the histogram of how late flows expired.
@@ -302,7 +302,7 @@ static atomic_t flows_live = ATOMIC_INIT(0);
 static atomic_t flows_allocated = ATOMIC_INIT(0);
 static struct kmem_cache *flow_cache;
 static struct rhashtable flow_table;
-static struct timeq *flow_q;
+static struct timeq_base *flow_base;
 static struct dentry *flow_dir;
 
 static LLIST_HEAD(flow_reap_list);
@@ -405,7 +405,8 @@ static void flow_reap_fn(struct work_struct *work)
 	synchronize_rcu();
 	llist_for_each_entry_safe(f, next, list, reap) {
 		if (flow_timed_mode)
-			timeq_shutdown_sync(flow_q, &flow_to_timed(f)->timer);
+			timeq_shutdown_sync(flow_base,
+					    &flow_to_timed(f)->timer);
 		flow_free(f);
 		this_cpu_inc(flow_counters->freed);
 		cond_resched();
@@ -424,7 +425,7 @@ static u64 flow_deadline(s64 last)
 /* Move @f's timer to its new deadline, from a packet. */
 static void flow_arm_fast(struct flow *f, s64 last, bool insert)
 {
-	int ret = timeq_fast_update(flow_q, &flow_to_timed(f)->timer,
+	int ret = timeq_fast_update(flow_base, &flow_to_timed(f)->timer,
 				    flow_deadline(last));
 
 	if (ret < 0)
@@ -442,7 +443,7 @@ static void flow_arm_fast(struct flow *f, s64 last, bool insert)
 /*
  * Arm @f's timer for @last from its callback. However late the callback
  * runs, the deadline lies at most a time-out and a tick past the current
- * tick, and timeq_timer_arm()'s window is the current one (the queue makes
+ * tick, and timeq_timer_arm()'s window is the current one (the base makes
  * room past timers still waiting to expire), so it fails only with
  * -ESHUTDOWN: a packet expired or evicted the flow meanwhile (an eviction
  * claims a flow that the callback still finds fresh, idle for half the
@@ -450,7 +451,7 @@ static void flow_arm_fast(struct flow *f, s64 last, bool insert)
  */
 static void flow_arm_slow(struct flow *f, s64 last)
 {
-	if (timeq_timer_arm(flow_q, &flow_to_timed(f)->timer,
+	if (timeq_timer_arm(flow_base, &flow_to_timed(f)->timer,
 			    flow_deadline(last)))
 		this_cpu_inc(flow_counters->failed);
 }
@@ -938,7 +939,7 @@ static u64 flow_table_bytes(void)
 }
 
 /*
- * Why timeq handed the queue's updates off, refreshes and new flows'
+ * Why timeq handed the base's updates off, refreshes and new flows'
  * timers together, as it counts them.
  */
 static void flow_show_deferred(struct seq_file *m)
@@ -947,7 +948,7 @@ static void flow_show_deferred(struct seq_file *m)
 	unsigned int i;
 	u64 sum = 0;
 
-	timeq_get_fast_stats(flow_q, &fs);
+	timeq_get_fast_stats(flow_base, &fs);
 	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
 		sum += fs.deferred[i];
 	seq_printf(m, "queue_deferred %llu\n", sum);
@@ -1007,7 +1008,8 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "gc_ns %llu\n", s->gc_ns);
 	seq_printf(m, "flow_bytes %u\n", kmem_cache_size(flow_cache));
 	seq_printf(m, "table_bytes %llu\n", flow_table_bytes());
-	seq_printf(m, "queue_bytes %zu\n", flow_q ? timeq_bytes(flow_q) : 0);
+	seq_printf(m, "queue_bytes %zu\n",
+		   flow_base ? timeq_base_bytes(flow_base) : 0);
 	kfree(s);
 	return 0;
 }
@@ -1147,7 +1149,7 @@ static void flow_teardown(void)
 	flow_stopping = true;
 	mutex_unlock(&flow_kill_lock);
 	flush_work(&flow_reap_work);
-	timeq_destroy(flow_q);
+	timeq_base_destroy(flow_base);
 	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
 	kmem_cache_destroy(flow_cache);
 	free_percpu(flow_counters);
@@ -1185,11 +1187,11 @@ static int __init flow_init(void)
 		 * are handed off, and the slow side makes room.
 		 */
 		horizon = 4 * flow_deadline(0) + 64;
-		flow_q = timeq_create_monotonic(flow_gran_ns, horizon, 0, 0,
-						GFP_KERNEL);
-		if (IS_ERR(flow_q)) {
-			err = PTR_ERR(flow_q);
-			flow_q = NULL;
+		flow_base = timeq_base_create(flow_gran_ns, horizon, 0, 0,
+					      GFP_KERNEL);
+		if (IS_ERR(flow_base)) {
+			err = PTR_ERR(flow_base);
+			flow_base = NULL;
 			goto err_table;
 		}
 	} else {

@@ -148,7 +148,8 @@ struct xreq {
 #define XW_REQS		64
 
 struct xw {
-	struct timeq		*q;
+	struct timeq		*q;		/* or the base's queue */
+	struct timeq_base	*base;		/* clocked only */
 	bool			clocked;
 	u64			gran;		/* ns per tick, clocked only */
 	u64			horizon;
@@ -176,6 +177,17 @@ struct timeq_node *xw_node(struct xw *w);
 void xw_free(struct xw *w, struct xt *t);
 u64 xw_tick(struct xw *w);
 void xw_advance_to(struct xw *w, u64 tick);
+/*
+ * The timer calls of include/linux/timeq.h on the world's base, or
+ * paths.c's of module/paths.h on its plain queue, which has no public
+ * timer calls.
+ */
+int xw_timer_arm(struct xw *w, struct xt *t, u64 time);
+int xw_timer_move(struct xw *w, struct xt *t, u64 time);
+int xw_timer_delete(struct xw *w, struct xt *t);
+int xw_delete_sync(struct xw *w, struct xt *t);
+int xw_shutdown_sync(struct xw *w, struct xt *t);
+int xw_fast_min(struct xw *w, u64 *time);
 /* timeq_fast_update() as a softirq would call it; only -ESHUTDOWN may fail. */
 int xw_fast_update(struct xw *w, struct xt *t, u64 time);
 /*

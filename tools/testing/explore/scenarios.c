@@ -2,9 +2,13 @@
 /*
  * The scenarios: two or three threads each, on one queue, through the
  * public API of include/linux/timeq.h only (the checkers and the world's
- * oracles aside). Each names the defect of README's table it was written
- * to catch, if any, but none expects anything of a particular version of
- * module/: against code without the defect it must pass.
+ * oracles aside), but for a plain queue's timers: a plain queue has only
+ * the node calls there, and its timers are armed and moved with paths.c's
+ * calls on a queue (module/paths.h), as only tests do; the world's
+ * xw_timer_arm() and the rest choose a base's public call or that one.
+ * Each names the defect of README's table it was written to catch, if any,
+ * but none expects anything of a particular version of module/: against
+ * code without the defect it must pass.
  *
  * Every queue has the same shape: a horizon of 1024 ticks, buckets of
  * 16 ticks (D) and 64 bucket lists, so that a far bucket is a bucket
@@ -27,7 +31,7 @@
 
 static void arm(struct xw *w, struct xt *t, u64 tick)
 {
-	int ret = timeq_timer_arm(w->q, &t->timer, tick);
+	int ret = xw_timer_arm(w, t, tick);
 
 	if (ret)
 		xw_fail("timeq_timer_arm(%s, %llu): %d", t->name, tick, ret);
@@ -74,7 +78,7 @@ static void d1_owner(void *arg)
 	struct xw *w = arg;
 	struct xt *a = timer(w, 0);
 
-	if (!timeq_delete_sync(w->q, &a->timer) && !a->fired)
+	if (!xw_delete_sync(w, a) && !a->fired)
 		xw_fail("timeq_delete_sync(A) returned 0 (not armed), but A was armed and its callback has not run");
 	xw_free(w, a);
 }
@@ -272,7 +276,7 @@ static void d6_deleter(void *arg)
 {
 	struct xw *w = arg;
 
-	if (!timeq_timer_delete(w->q, &timer(w, 1)->timer))
+	if (!xw_timer_delete(w, timer(w, 1)))
 		xw_fail("timeq_timer_delete(A) found A not armed");
 	w->removed++;
 }
@@ -327,14 +331,14 @@ static void d7_delete(void *arg)
 {
 	struct xw *w = arg;
 
-	w->removed += timeq_timer_delete(w->q, &timer(w, 0)->timer);
+	w->removed += xw_timer_delete(w, timer(w, 0));
 }
 
 static void d7_shutdown(void *arg)
 {
 	struct xw *w = arg;
 
-	w->removed += timeq_shutdown_sync(w->q, &timer(w, 0)->timer);
+	w->removed += xw_shutdown_sync(w, timer(w, 0));
 	if (timeq_node_queued(&timer(w, 0)->timer.node))
 		xw_fail("X is queued after timeq_shutdown_sync() returned");
 }
@@ -402,7 +406,7 @@ static void g1_soft1(void *arg)
 	u64 t;
 
 	xw_fast_update(w, timer(w, 0), 9);		/* near, earlier */
-	timeq_fast_min(w->q, &t);
+	xw_fast_min(w, &t);
 	xw_fast_update(w, timer(w, 1), 600);		/* near to far */
 }
 
@@ -413,7 +417,7 @@ static void g1_soft2(void *arg)
 
 	xw_fast_update(w, timer(w, 2), 30);		/* far to near */
 	xw_fast_update(w, timer(w, 6), 17);		/* new, head2 */
-	timeq_fast_min(w->q, &t);
+	xw_fast_min(w, &t);
 }
 
 static void g1_slow(void *arg)
@@ -421,10 +425,10 @@ static void g1_slow(void *arg)
 	struct xw *w = arg;
 
 	arm(w, timer(w, 3), 12);
-	if (!timeq_timer_delete(w->q, &timer(w, 4)->timer))
+	if (!xw_timer_delete(w, timer(w, 4)))
 		xw_fail("timeq_timer_delete(E) found E not armed");
 	w->removed++;
-	if (timeq_timer_move(w->q, &timer(w, 5)->timer, 70))
+	if (xw_timer_move(w, timer(w, 5), 70))
 		xw_fail("timeq_timer_move(F) failed");
 	if (!timeq_delete_min(w->q))
 		xw_fail("timeq_delete_min() found the queue empty");
@@ -507,7 +511,7 @@ static void g2_soft(void *arg)
 	u64 t;
 
 	xw_fast_update(w, timer(w, BULK), 100);
-	timeq_fast_min(w->q, &t);
+	xw_fast_min(w, &t);
 }
 
 static void g2_setup(struct xw *w)
@@ -597,7 +601,7 @@ static void g3_final(struct xw *w)
  */
 static void g4_rearm(struct xt *t)
 {
-	if (!t->last++ && timeq_timer_arm(t->w->q, &t->timer, 90))
+	if (!t->last++ && xw_timer_arm(t->w, t, 90))
 		xw_fail("re-arming R from its callback failed");
 }
 
@@ -612,7 +616,7 @@ static void g4_clock(void *arg)
 
 static void g4_expirer(void *arg)
 {
-	timeq_expire(((struct xw *)arg)->q);
+	timeq_expire(((struct xw *)arg)->base);
 }
 
 static void g4_slow(void *arg)
@@ -621,7 +625,7 @@ static void g4_slow(void *arg)
 
 	arm(w, timer(w, 4), 8);
 	/* Fails if F has expired (or is expiring): then it fired once. */
-	timeq_timer_move(w->q, &timer(w, 5)->timer, 50);
+	xw_timer_move(w, timer(w, 5), 50);
 }
 
 static void g4_setup(struct xw *w)
@@ -660,7 +664,7 @@ static void g4_final(struct xw *w)
  */
 static void g5_rearm(struct xt *t)
 {
-	int ret = timeq_timer_arm(t->w->q, &t->timer, timeq_now(t->w->q) + 2);
+	int ret = xw_timer_arm(t->w, t, timeq_now(t->w->q) + 2);
 
 	if (ret && ret != -ESHUTDOWN)
 		xw_fail("re-arming A from its callback: %d", ret);
@@ -679,7 +683,7 @@ static void g5_owner(void *arg)
 {
 	struct xw *w = arg;
 
-	timeq_shutdown_sync(w->q, &timer(w, 0)->timer);
+	xw_shutdown_sync(w, timer(w, 0));
 	xw_free(w, timer(w, 0));
 }
 
@@ -753,7 +757,7 @@ static void g7_mover(void *arg)
 {
 	struct xw *w = arg;
 
-	w->v[0] = timeq_timer_move(w->q, &timer(w, 0)->timer, 50) == 0;
+	w->v[0] = xw_timer_move(w, timer(w, 0), 50) == 0;
 }
 
 static void g7_setup(struct xw *w)
@@ -888,7 +892,7 @@ static void g11_shutdown(void *arg)
 	struct xt *x = timer(w, 0);
 	struct llist_node *node;
 
-	w->removed += timeq_shutdown_sync(w->q, &x->timer);
+	w->removed += xw_shutdown_sync(w, x);
 	if (x->timer.node.owner)
 		xw_fail("X is queued after timeq_shutdown_sync() returned");
 	for (node = w->q->handoffs.first; node; node = node->next)

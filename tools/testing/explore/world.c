@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The world a scenario runs in: one queue, plain or clocked, the
- * scenario's timers and nodes, and the oracles every run is judged by.
+ * The world a scenario runs in: one queue, plain or a timer base's (a
+ * "clocked" world), the scenario's timers and nodes, and the oracles every
+ * run is judged by.
  *
  * At every quiet moment (the last spinlock held by anyone released) with
  * no work pending, the queue's invariants hold (__timeq_check()). At
  * every quiescence (no thread can run, none has ended badly): no work is
  * pending at all (pending work never outlives the call that made it), the
- * invariants hold, and on a clocked queue the hrtimer is armed no later
- * than the minimum's tick, and armed only while the queue holds a timer.
- * After the scenario's own phases, a clocked queue's clock is moved past
- * every timer and what is due runs (in one schedule: the interleavings of
- * the scenario are in its threads), and at the end every timer that must fire has fired, the
- * queue is empty, no request is left, no freed timer was written, and
- * each tracked timer is where a request older than no other put it
- * (xw_check_requests()); a plain queue is drained in order, and every
- * insertion must have been removed once. Then the queue is destroyed and
- * no allocation may be left.
+ * invariants hold, and in a base the hrtimer is armed no later than the
+ * minimum's tick, and armed only while the queue holds a timer. After the
+ * scenario's own phases, a base's clock is moved past every timer and
+ * what is due runs (in one schedule: the interleavings of the scenario
+ * are in its threads), and at the end every timer that must fire has
+ * fired, the queue is empty, no request is left, no freed timer was
+ * written, and each tracked timer is where a request older than no other
+ * put it (xw_check_requests()); a plain queue is drained in order, and
+ * every insertion must have been removed once. Then the queue (or the
+ * base) is destroyed and no allocation may be left.
  *
  * In every callback: the timer was not freed by its owner (xw_free()
  * poisons it: the callback pointer becomes xw_fire_freed(), the rest a
@@ -30,6 +31,7 @@
 
 #include <linux/timeq.h>
 
+#include "clock.h"
 #include "explore.h"
 #include "paths.h"
 #include "queue.h"
@@ -78,6 +80,7 @@ uint64_t xw_rand(struct xw *w)
 void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 	       unsigned int delta, unsigned int nbuckets)
 {
+	struct timeq_base *base;
 	struct timeq *q;
 
 	w->clocked = clocked;
@@ -85,13 +88,22 @@ void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 	if (clocked) {
 		w->gran = 10;
 		xp_clock_set(now * w->gran);
-		q = timeq_create_monotonic(w->gran, horizon, delta, nbuckets,
-					   GFP_KERNEL);
+		base = timeq_base_create(w->gran, horizon, delta, nbuckets,
+					 GFP_KERNEL);
+		if (IS_ERR(base))
+			xw_fail("creating the base: %ld", PTR_ERR(base));
+		w->base = base;
+		q = tq_base_queue(base);
+		/*
+		 * struct timeq_base is clock.c's own: named as a whole, the
+		 * queue it composes and the queue's fields within it.
+		 */
+		xp_name(base, sizeof(*q) + 128, "base");
 	} else {
 		q = timeq_create(now, horizon, delta, nbuckets, GFP_KERNEL);
+		if (IS_ERR(q))
+			xw_fail("creating the queue: %ld", PTR_ERR(q));
 	}
-	if (IS_ERR(q))
-		xw_fail("creating the queue: %ld", PTR_ERR(q));
 	w->q = q;
 	xp_name(q, sizeof(*q), "q");
 	xp_name(&q->head_lock, sizeof(q->head_lock), "head_lock");
@@ -108,11 +120,8 @@ void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 	xp_name(&q->handoffs, sizeof(q->handoffs), "handoffs");
 	xp_name(&q->kick, sizeof(q->kick), "kick");
 	xp_name(&q->work, sizeof(q->work), "work");
-	if (clocked) {
-		/* struct timeq_clock is clock.c's own: named as a whole. */
-		xp_name(q->clock, 128, "clock");
+	if (clocked)
 		xp_name(xp_hrtimer_first(), sizeof(struct hrtimer), "hrtimer");
-	}
 }
 
 /* A timer; an exact one is never re-armed while it may be expiring. */
@@ -202,12 +211,59 @@ void xw_advance_to(struct xw *w, u64 tick)
 	xp_clock_set(tick * w->gran);
 }
 
+/* --- the timer calls --- */
+
+int xw_timer_arm(struct xw *w, struct xt *t, u64 time)
+{
+	if (w->base)
+		return timeq_timer_arm(w->base, &t->timer, time);
+	return tq_timer_arm(w->q, &t->timer, time);
+}
+
+int xw_timer_move(struct xw *w, struct xt *t, u64 time)
+{
+	if (w->base)
+		return timeq_timer_move(w->base, &t->timer, time);
+	return tq_timer_move(w->q, &t->timer, time);
+}
+
+int xw_timer_delete(struct xw *w, struct xt *t)
+{
+	if (w->base)
+		return timeq_timer_delete(w->base, &t->timer);
+	return tq_timer_delete(w->q, &t->timer);
+}
+
+int xw_delete_sync(struct xw *w, struct xt *t)
+{
+	if (w->base)
+		return timeq_delete_sync(w->base, &t->timer);
+	return tq_delete_sync(w->q, &t->timer);
+}
+
+int xw_shutdown_sync(struct xw *w, struct xt *t)
+{
+	if (w->base)
+		return timeq_shutdown_sync(w->base, &t->timer);
+	return tq_shutdown_sync(w->q, &t->timer);
+}
+
+int xw_fast_min(struct xw *w, u64 *time)
+{
+	if (w->base)
+		return timeq_fast_min(w->base, time);
+	return tq_fast_min(w->q, time);
+}
+
 int xw_fast_update(struct xw *w, struct xt *t, u64 time)
 {
 	int was = compat_in_softirq, ret;
 
 	compat_in_softirq = 1;
-	ret = timeq_fast_update(w->q, &t->timer, time);
+	if (w->base)
+		ret = timeq_fast_update(w->base, &t->timer, time);
+	else
+		ret = tq_fast_update(w->q, &t->timer, time);
 	compat_in_softirq = was;
 	if (ret < 0 && ret != -ESHUTDOWN)
 		xw_fail("timeq_fast_update(%s, %llu) refused: %d", t->name,
@@ -250,7 +306,7 @@ int xw_arm_request(struct xw *w, struct xt *t, u64 time)
 	int ret;
 
 	xp_mark();
-	ret = timeq_timer_arm(w->q, &t->timer, time);
+	ret = xw_timer_arm(w, t, time);
 	if (ret)
 		xw_fail("timeq_timer_arm(%s, %llu): %d", t->name, time, ret);
 	xw_record(w, t, time, start, false);
@@ -263,7 +319,7 @@ int xw_delete_request(struct xw *w, struct xt *t)
 	int ret;
 
 	xp_mark();
-	ret = timeq_timer_delete(w->q, &t->timer);
+	ret = xw_timer_delete(w, t);
 	w->removed += ret;
 	xw_record(w, t, XW_UNARMED, start, false);
 	return ret;
@@ -517,11 +573,17 @@ void xw_teardown(void *ctx, bool failed)
 	struct xw *w = &r->w;
 
 	if (!failed && w->q) {
-		timeq_destroy(w->q);
+		if (w->base)
+			timeq_base_destroy(w->base);
+		else
+			timeq_destroy(w->q);
 		w->q = NULL;
+		w->base = NULL;
 		if (compat_allocations != w->allocations)
-			xw_fail("%ld allocations left after timeq_destroy()",
-				compat_allocations - w->allocations);
+			xw_fail("%ld allocations left after %s()",
+				compat_allocations - w->allocations,
+				w->clocked ? "timeq_base_destroy" :
+					     "timeq_destroy");
 	}
 	XW_UNPOISON(w->t, sizeof(w->t));
 }

@@ -7,8 +7,9 @@
  *
  *  1. Uncontended cost, one thread, N = 1000 nodes, the same sequence of
  *     updates to random times for each: the bare __timeq_update(), the
- *     slow side's timeq_update(), and the fast path's timeq_fast_update();
- *     the median of five interleaved runs of each.
+ *     slow side's timeq_update(), and the fast path's tq_fast_update()
+ *     (what timeq_fast_update() runs on a base's queue); the median of
+ *     five interleaved runs of each.
  *  2. Contended, a fast thread on CPU 0 and a slow thread flat out on
  *     CPU 1. The fast thread moves 256 timers to times in the current and
  *     the next bucket; an update is "eligible" when the timer's old time
@@ -42,6 +43,7 @@
 
 #include <linux/timeq.h>
 
+#include "../../../module/paths.h"
 #include "../../../module/queue.h"
 #include "../../bench/bare.h"
 
@@ -140,7 +142,7 @@ static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 			timeq_update(q, &timer->node, times[i]);
 			break;
 		default:
-			timeq_fast_update(q, timer, times[i]);
+			tq_fast_update(q, timer, times[i]);
 			break;
 		}
 	}
@@ -229,7 +231,7 @@ static int near(const struct timeq *q, u64 now, u64 time)
 
 /* --- 3. one plain spinlock around the bare queue --- */
 
-/* What timeq_fast_update() does, waiting for the one lock instead. */
+/* What tq_fast_update() does, waiting for the one lock instead. */
 static int plain_update(struct bench *b, struct timeq_node *node, u64 time)
 {
 	struct timeq *q = b->q;
@@ -304,7 +306,7 @@ static void *fast_thread(void *arg)
 		if (b->plain)
 			ret = plain_update(b, &t->node, time);
 		else
-			ret = timeq_fast_update(q, t, time);
+			ret = tq_fast_update(q, t, time);
 		c1 = __rdtsc();
 		b->calls++;
 		if (ret == TIMEQ_APPLIED) {
@@ -432,7 +434,7 @@ static int contended(int mixed, int plain, double seconds)
 	if (!plain)
 		report_latency("deferred", &b.lat_deferred);
 	for (i = 0; i < FAST_TIMERS; i++)
-		timeq_delete_sync(b.q, &b.fast[i]);
+		tq_delete_sync(b.q, &b.fast[i]);
 	for (i = 0; i < SLOW_NODES; i++)
 		timeq_delete(b.q, &b.slow[i]);
 	if (timeq_count(b.q)) {
@@ -485,7 +487,7 @@ int main(int argc, char **argv)
 	fast = median5(fast_ns);
 	printf("# uncontended, N = %u, updates to random times in the window (clock at 0), median of 5:\n",
 	       UNCONTENDED_N);
-	printf("#   __timeq_update %.1f ns, timeq_update %.1f ns (+%.1f), timeq_fast_update %.1f ns (+%.1f)\n",
+	printf("#   __timeq_update %.1f ns, timeq_update %.1f ns (+%.1f), tq_fast_update %.1f ns (+%.1f)\n",
 	       bare, locked, locked - bare, fast, fast - bare);
 
 	failed |= contended(0, 0, seconds);

@@ -31,6 +31,7 @@
 
 #include <linux/timeq.h>
 
+#include "../../../module/clock.h"
 #include "../../../module/paths.h"
 #include "../../../module/queue.h"
 
@@ -396,8 +397,8 @@ static void walks_between_requests(void)
 	for (i = 0; i < rounds; i++) {
 		for (j = 0; j < TIMEQ_WALK; j++) {
 			timeq_timer_init(&t[j], NULL);
-			timeq_timer_arm(r.q, &t[j], timeq_now(r.q) + 2 * DELTA +
-					TIMEQ_WALK - 1 - j);
+			tq_timer_arm(r.q, &t[j], timeq_now(r.q) + 2 * DELTA +
+				     TIMEQ_WALK - 1 - j);
 		}
 		if (!i)
 			measure_from_here(&r);
@@ -405,7 +406,7 @@ static void walks_between_requests(void)
 		spin_lock(&r.q->bucket_lock);
 		compat_in_softirq = 1;
 		for (j = TIMEQ_WALK; j-- > 0; r.ops++)
-			timeq_fast_update(r.q, &t[j], timeq_now(r.q) + 9 * DELTA);
+			tq_fast_update(r.q, &t[j], timeq_now(r.q) + 9 * DELTA);
 		compat_in_softirq = 0;
 		spin_unlock(&r.q->bucket_lock);
 		compat_run_irq_work(&r.q->kick);
@@ -413,14 +414,14 @@ static void walks_between_requests(void)
 		for (j = 0; j < TIMEQ_WALK; j++) {
 			r.wrong |= timeq_node_time(&t[j].node) !=
 				   timeq_now(r.q) + 9 * DELTA;
-			timeq_delete_sync(r.q, &t[j]);
+			tq_delete_sync(r.q, &t[j]);
 		}
 	}
 	finish_bound(&r, "a drain of requests, a WALK after each", 1, TIMEQ_HOLD + 1);
 }
 
 /*
- * A clocked queue whose clock an overdue timer holds back: arming a timer
+ * A timer base whose clock an overdue timer holds back: arming a timer
  * beyond that window makes room, moving every timer it passes onto the
  * list of timers due, a budget of them to a hold (tq_clock_make_room());
  * then timeq_expire() runs them all, a removal to a hold.
@@ -431,25 +432,27 @@ static void make_room_clocked(void)
 {
 	unsigned long i, n = nodes / 8, expired, max, total, allowed;
 	struct timeq_timer *t = calloc(n + 1, sizeof(*t));
+	struct timeq_base *base;
 	struct timeq *q;
 	char why[160];
 	int ok;
 
 	compat_clock_set(0);
-	q = timeq_create_monotonic(1, C_HORIZON, 0, 0, GFP_KERNEL);
-	if (IS_ERR(q) || !t)
+	base = timeq_base_create(1, C_HORIZON, 0, 0, GFP_KERNEL);
+	if (IS_ERR(base) || !t)
 		exit(1);
+	q = tq_base_queue(base);
 	for (i = 0; i <= n; i++)
 		timeq_timer_init(&t[i], NULL);
 	for (i = 0; i < n; i++)
-		timeq_timer_arm(q, &t[i], (i * 7919) % C_HORIZON);
+		timeq_timer_arm(base, &t[i], (i * 7919) % C_HORIZON);
 	compat_clock_set(3 * C_HORIZON);
 	q->max_visits = 0;
 	q->total_visits = 0;
-	ok = !timeq_timer_arm(q, &t[n], 4 * C_HORIZON - 1) &&
+	ok = !timeq_timer_arm(base, &t[n], 4 * C_HORIZON - 1) &&
 	     timeq_count(q) == 1;
 	max = q->max_visits;
-	expired = timeq_expire(q);
+	expired = timeq_expire(base);
 	ok = ok && expired == n && !timeq_check(q, why, sizeof(why));
 	max = max > q->max_visits ? max : q->max_visits;
 	total = q->total_visits;
@@ -463,8 +466,8 @@ static void make_room_clocked(void)
 		printf("# %lu expired, count %lu, total visits %lu, allowed %lu\n",
 		       expired, timeq_count(q), total, allowed);
 	failed += !ok;
-	timeq_delete_sync(q, &t[n]);
-	timeq_destroy(q);
+	timeq_delete_sync(base, &t[n]);
+	timeq_base_destroy(base);
 	free(t);
 }
 

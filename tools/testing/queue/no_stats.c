@@ -5,7 +5,8 @@
  * the paths reads of the counters is here as stats.c has it: a lateness
  * counted in its power-of-two bucket of microseconds, a snapshot that
  * reads the queue under its locks and adds up every CPU's counters, and
- * the fast path's sums that in-kernel users read.
+ * the fast path's sums of a queue, which timeq_get_fast_stats() reads for
+ * a base's; and a queue's bytes, which timeq_base_bytes() adds to.
  */
 #include "compat.h"
 #include "../../../module/paths.h"
@@ -62,7 +63,7 @@ void tq_stats_snapshot(struct timeq *q, struct tq_snapshot *s)
 	}
 }
 
-void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
+void tq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 {
 	struct tq_snapshot s;
 
@@ -71,4 +72,11 @@ void timeq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 	stats->refused = s.counters.fast_refused;
 	memcpy(stats->deferred, s.counters.fast_deferred_why,
 	       sizeof(stats->deferred));
+}
+
+size_t timeq_bytes(const struct timeq *q)
+{
+	return sizeof(*q) +
+	       __timeq_lists_size(q->delta_shift, q->buckets_shift) +
+	       COMPAT_NR_CPUS * sizeof(struct timeq_counters);
 }

@@ -5,8 +5,11 @@
  * which region, what a fast update may leave pending, the fast path
  * while far work is pending, the order and the ->want of the hand-off,
  * the doors of the drain, the slow-side calls against a request in
- * flight, the far exits of the slow side, a clocked queue's due list and
- * the arming of its hrtimer.
+ * flight, the far exits of the slow side, a timer base's due list and
+ * the arming of its hrtimer. The cases call paths.c's timer calls on a
+ * queue, tq_timer_arm() and the rest (module/paths.h): on a plain queue,
+ * or on a base's (tq_base_queue()), which is what the public calls on a
+ * base run.
  *
  * This file includes paths.c itself, as tools/testing/vma includes
  * mm/vma.c, so that a case can:
@@ -94,14 +97,15 @@ static void white_cond_resched(void)
 	} while (0)
 
 #include "../../../module/paths.c"
+#include "../../../module/clock.h"
 
 /* --- fixtures --- */
 
 #define NTIMERS		256
 #define NNODES		8
-#define GRAN		1000		/* ns per tick of a clocked queue */
+#define GRAN		1000		/* ns per tick of a base */
 
-/* A timer of a clocked queue, and what its callbacks saw. */
+/* A timer of a timer base, and what its callbacks saw. */
 struct ctimer {
 	struct timeq_timer	timer;
 	unsigned int		fired;	/* callbacks run */
@@ -121,12 +125,16 @@ static void ct_fn(struct timeq_timer *timer)
 	ct->order = ++fire_count;
 }
 
-/* A queue, NTIMERS timers and NNODES nodes; the queue is destroyed first. */
+/*
+ * A queue (a plain one, or a base's), NTIMERS timers and NNODES nodes; the
+ * queue is destroyed first.
+ */
 struct fix {
 	struct timeq		*q;
+	struct timeq_base	*base;	/* q's base, or NULL */
 	struct timeq_timer	*t;	/* a plain queue's */
 	struct timeq_node	*n;	/* a plain queue's */
-	struct ctimer		*c;	/* a clocked queue's */
+	struct ctimer		*c;	/* a base's */
 };
 
 /*
@@ -140,16 +148,40 @@ static void destroy_queue(void *q)
 		timeq_destroy(q);
 }
 
-static void fix_queue(struct kunit *test, struct fix *f, struct timeq *q)
+/* The same for a base, by its queue. */
+static void destroy_base(void *base)
 {
-	/* No hook left over from a case that failed half-way. */
+	if (!timeq_check(tq_base_queue(base), NULL, 0))
+		timeq_base_destroy(base);
+}
+
+/* No hook left over from a case that failed half-way. */
+static void fix_hooks(void)
+{
 	at_claim.fn = NULL;
 	at_push.fn = NULL;
 	at_door.fn = NULL;
 	at_wait.fn = NULL;
+}
+
+static void fix_queue(struct kunit *test, struct fix *f, struct timeq *q)
+{
+	fix_hooks();
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, destroy_queue, q), 0);
 	f->q = q;
+	f->base = NULL;
+}
+
+static void fix_base(struct kunit *test, struct fix *f,
+		     struct timeq_base *base)
+{
+	fix_hooks();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, base);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, destroy_base, base), 0);
+	f->q = tq_base_queue(base);
+	f->base = base;
 }
 
 static void fix_plain(struct kunit *test, struct fix *f, u64 now, u64 horizon,
@@ -183,8 +215,7 @@ static void fix_clocked(struct kunit *test, struct fix *f, u64 horizon)
 	KUNIT_ASSERT_NOT_NULL(test, f->c);
 	for (i = 0; i < NTIMERS; i++)
 		timeq_timer_init(&f->c[i].timer, ct_fn);
-	fix_queue(test, f, timeq_create_monotonic(GRAN, horizon, 0, 0,
-						  GFP_KERNEL));
+	fix_base(test, f, timeq_base_create(GRAN, horizon, 0, 0, GFP_KERNEL));
 }
 
 static void sound(struct kunit *test, struct timeq *q)
@@ -200,7 +231,7 @@ static int fast(struct timeq *q, struct timeq_timer *timer, u64 time)
 	int ret;
 
 	local_bh_disable();
-	ret = timeq_fast_update(q, timer, time);
+	ret = tq_fast_update(q, timer, time);
 	local_bh_enable();
 	return ret;
 }
@@ -210,7 +241,7 @@ static int fast_min(struct timeq *q, u64 *time)
 	int ret;
 
 	local_bh_disable();
-	ret = timeq_fast_min(q, time);
+	ret = tq_fast_min(q, time);
 	local_bh_enable();
 	return ret;
 }
@@ -393,11 +424,11 @@ static void white_test_window_plain(struct kunit *test)
 }
 
 /*
- * A clocked queue's clock lags CLOCK_MONOTONIC until its slow side runs:
- * a time beyond the lagging window but within the current tick's is
- * -EAGAIN in tq_window(), deferred, and the slow side makes room for it
- * (defect 5, tools/testing/explore/README); beyond the current tick's
- * horizon it is -ERANGE, and nothing is handed off.
+ * A base's clock lags CLOCK_MONOTONIC until its slow side runs: a time
+ * beyond the lagging window but within the current tick's is -EAGAIN in
+ * tq_window(), deferred, and the slow side makes room for it (defect 5,
+ * tools/testing/explore/README); beyond the current tick's horizon it is
+ * -ERANGE, and nothing is handed off.
  */
 static void white_test_window_clocked(struct kunit *test)
 {
@@ -406,9 +437,9 @@ static void white_test_window_clocked(struct kunit *test)
 
 	fix_clocked(test, &f, 1024);
 	now = timeq_now(f.q);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[0].timer, now + 10), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[0].timer, now + 10), 0);
 	clock_ahead(5000);
-	tick = timeq_clock_ticks(f.q);
+	tick = timeq_base_ticks(f.base);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), now);
 	/* In the lagging window: applied in place. */
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[1].timer, now + 1023), TIMEQ_APPLIED);
@@ -446,11 +477,11 @@ static void white_test_lane_regions(struct kunit *test)
 	struct fix f;
 
 	fix_std(test, &f);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[0], 1), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[1], 5), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[2], 20), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[3], 100), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[4], 120), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[0], 1), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[1], 5), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[2], 20), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[3], 100), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[4], 120), 0);
 
 	KUNIT_EXPECT_EQ(test, lane_near(f.q, &f.t[3], 20), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[3]), 100);
@@ -478,11 +509,11 @@ static void white_test_lane_regions(struct kunit *test)
 	sound(test, f.q);
 
 	/* Only far nodes left: t3 (100) is the minimum, t6 (150) is not. */
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.t[0]), 1);
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.t[1]), 1);
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.t[2]), 1);
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.t[4]), 1);
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.t[5]), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.t[0]), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.t[1]), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.t[2]), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.t[4]), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.t[5]), 1);
 	KUNIT_ASSERT_PTR_EQ(test, timeq_min(f.q), &f.t[3].node);
 	KUNIT_EXPECT_EQ(test, lane_far(f.q, &f.t[3], 160), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[3]), 100);
@@ -503,10 +534,10 @@ static void white_test_lane_choice(struct kunit *test)
 	struct fix f;
 
 	fix_std(test, &f);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[0], 1), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[1], 5), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[3], 100), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[4], 120), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[0], 1), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[1], 5), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[3], 100), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[4], 120), 0);
 
 	spin_lock(&f.q->bucket_lock);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 6), TIMEQ_APPLIED);
@@ -563,9 +594,9 @@ static void check_next_setup(struct kunit *test, struct fix *f, bool second)
 	fix_std(test, f);
 	KUNIT_ASSERT_EQ(test, timeq_insert(f->q, &f->n[0], 40), 0);
 	KUNIT_ASSERT_EQ(test, timeq_insert(f->q, &f->n[1], 41), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f->q, &f->t[0], 20), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f->q, &f->t[0], 20), 0);
 	if (second)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f->q, &f->t[1], 22), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f->q, &f->t[1], 22), 0);
 	KUNIT_ASSERT_EQ(test, timeq_del_less_than(f->q, 16, NULL, NULL), 0);
 	KUNIT_ASSERT_EQ(test, f->q->head->count, second ? 2 : 1);
 	KUNIT_ASSERT_EQ(test, f->q->bucket_count[2], 1);
@@ -602,8 +633,8 @@ static void white_test_fast_check_next(struct kunit *test)
 
 	/* Bucket list cur + 1 empty: the head's one node leaves, applied. */
 	fix_std(test, &f);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[0], 5), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[1], 20), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[0], 5), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[1], 20), 0);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 25), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.t[1].node);
@@ -621,10 +652,10 @@ static void white_test_fast_long(struct kunit *test)
 	u64 t;
 
 	fix_std(test, &f);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[0], 5), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[1], 6), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[2], 100), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[3], 101), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[0], 5), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[1], 6), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[2], 100), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[3], 101), 0);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 40), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 5);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
@@ -731,10 +762,10 @@ static void white_test_fast_during_walk(struct kunit *test)
 
 	for (time = 7; time < 32; time += 13) {
 		fix_std(test, &f);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[0], 100), 0);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[1], 99), 0);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[2], 200), 0);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[3], 5), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[0], 100), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[1], 99), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[2], 200), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[3], 5), 0);
 		stop_between_steps(test, f.q, &f.t[3], TQ_PEND_WALK, 0);
 		during_far_work(test, &f, TQ_PEND_WALK, &f.t[2], time);
 	}
@@ -748,10 +779,10 @@ static void white_test_fast_during_resolve(struct kunit *test)
 
 	fix_std(test, &f);
 	for (i = 0; i < 40; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[i],
-						      96 + (39 - i) % 16), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[40], 200), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[41], 5), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[i],
+						   96 + (39 - i) % 16), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[40], 200), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[41], 5), 0);
 	stop_between_steps(test, f.q, &f.t[41], TQ_PEND_RESOLVE, 10);
 	KUNIT_EXPECT_EQ(test, f.q->focus->count, 10);
 	during_far_work(test, &f, TQ_PEND_RESOLVE, &f.t[40], 20);
@@ -768,16 +799,16 @@ static void white_test_fast_during_evict(struct kunit *test)
 
 	fix_std(test, &f);
 	for (i = 0; i < 40; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[i],
-						      160 + (39 - i) % 16), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[40], 5), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_delete(f.q, &f.t[40]), 1);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[i],
+						   160 + (39 - i) % 16), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[40], 5), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_delete(f.q, &f.t[40]), 1);
 	KUNIT_ASSERT_EQ(test, f.q->focus->count, 40);
 	for (i = 0; i < 40; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[50 + i],
-						      96 + (39 - i) % 16), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[90], 200), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[91], 5), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[50 + i],
+						   96 + (39 - i) % 16), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[90], 200), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[91], 5), 0);
 	stop_between_steps(test, f.q, &f.t[91], TQ_PEND_EVICT, 10);
 	KUNIT_EXPECT_EQ(test, f.q->focus->count, 30);
 	during_far_work(test, &f, TQ_PEND_EVICT, &f.t[90], 7);
@@ -797,8 +828,8 @@ static void white_test_fast_during_pull(struct kunit *test)
 	/* delta 32: the clock jumps into bucket 3, which holds 40 timers. */
 	fix_plain(test, &f, 0, 1024, 32, 32);
 	for (i = 0; i < 40; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.t[i],
-						      100 + i % 8), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[i],
+						   100 + i % 8), 0);
 	KUNIT_ASSERT_PTR_EQ(test, locked_delete_min(f.q), &f.t[0].node);
 	KUNIT_ASSERT_EQ(test, f.q->pend, TQ_PEND_PULL_HEAD);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[100], 101), TIMEQ_DEFERRED);
@@ -928,7 +959,7 @@ static void white_test_handoff_shutdown_after_claim(struct kunit *test)
 
 	fix_std(test, &f);
 	a = &f.t[0];
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, a, 5), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, a, 5), 0);
 	/* The minimum going far is deferred with every lock free. */
 	hook_set(&at_claim, shut_down, a);
 	KUNIT_EXPECT_EQ(test, fast(f.q, a, 200), -ESHUTDOWN);
@@ -937,7 +968,7 @@ static void white_test_handoff_shutdown_after_claim(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, f.q->kick.pending);
 	settle(f.q);
 	KUNIT_EXPECT_EQ(test, time_of(a), 5);
-	KUNIT_EXPECT_EQ(test, timeq_shutdown_sync(f.q, a), 1);
+	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(f.q, a), 1);
 	KUNIT_EXPECT_EQ(test, fast(f.q, a, 6), -ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&a->node));
 }
@@ -1056,13 +1087,13 @@ static void in_flight_claimed(void *arg)
 static int call_shutdown(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	(void)time;
-	return timeq_shutdown_sync(q, timer);
+	return tq_shutdown_sync(q, timer);
 }
 
 static int call_delete(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	(void)time;
-	return timeq_timer_delete(q, timer);
+	return tq_timer_delete(q, timer);
 }
 
 static void in_flight(struct kunit *test, struct fix *f, struct in_flight *x)
@@ -1072,7 +1103,7 @@ static void in_flight(struct kunit *test, struct fix *f, struct in_flight *x)
 	x->q = f->q;
 	x->a = &f->t[0];
 	sem_init(&x->event, 0, 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f->q, x->a, 5), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f->q, x->a, 5), 0);
 	/* The minimum going far is deferred with every lock free. */
 	hook_set(&at_push, in_flight_claimed, x);
 	KUNIT_EXPECT_EQ(test, fast(f->q, x->a, 200), TIMEQ_DEFERRED);
@@ -1104,7 +1135,7 @@ static void white_test_in_flight_shutdown(struct kunit *test)
 
 static void white_test_in_flight_arm(struct kunit *test)
 {
-	struct in_flight x = { .call = timeq_timer_arm, .time = 30 };
+	struct in_flight x = { .call = tq_timer_arm, .time = 30 };
 	struct fix f;
 
 	fix_std(test, &f);
@@ -1181,7 +1212,7 @@ static void white_test_slow_far_exit(struct kunit *test)
 	sound(test, f.q);
 }
 
-/* --- a clocked queue: the due list (tq_clock_make_room()) --- */
+/* --- a timer base: the due list (tq_clock_make_room()) --- */
 
 /*
  * A timer armed beyond a window that an overdue timer holds back: the
@@ -1204,12 +1235,12 @@ static void white_test_due_make_room(struct kunit *test)
 	fix_clocked(test, &f, 1024);
 	base = timeq_now(f.q);
 	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[i].timer,
-						      base + 10), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[3].timer, base + 20), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
+						   base + 10), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[3].timer, base + 20), 0);
 	clock_ahead(3000);
-	tick = timeq_clock_ticks(f.q);
-	KUNIT_EXPECT_EQ(test, timeq_timer_arm(f.q, &f.c[4].timer, tick + 1023), 0);
+	tick = timeq_base_ticks(f.base);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(f.q, &f.c[4].timer, tick + 1023), 0);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), tick);
 	for (i = 0; i < 4; i++) {
 		KUNIT_EXPECT_TRUE(test, timeq_node_queued(&f.c[i].timer.node));
@@ -1219,15 +1250,15 @@ static void white_test_due_make_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, timeq_count(f.q), 1);
 	sound(test, f.q);
 	/* Beyond even the current tick's horizon: refused, nothing moves. */
-	KUNIT_EXPECT_EQ(test, timeq_timer_arm(f.q, &f.c[5].timer, tick + 1024),
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(f.q, &f.c[5].timer, tick + 1024),
 			-ERANGE);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.c[5].timer.node));
 
-	KUNIT_EXPECT_EQ(test, timeq_timer_arm(f.q, &f.c[1].timer, tick + 5), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(f.q, &f.c[1].timer, tick + 5), 0);
 	KUNIT_EXPECT_NE(test, tq_tag(&f.c[1].timer.node), TQ_TAG_OUT);
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.c[2].timer), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.c[2].timer), 1);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.c[2].timer.node));
-	KUNIT_EXPECT_EQ(test, timeq_timer_move(f.q, &f.c[3].timer, tick + 6), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(f.q, &f.c[3].timer, tick + 6), 0);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, tick + 7), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, tq_tag(&f.c[0].timer.node), TQ_TAG_OUT);
 	settle(f.q);
@@ -1262,12 +1293,12 @@ static void white_test_due_fifo(struct kunit *test)
 	fix_clocked(test, &f, 1024);
 	base = timeq_now(f.q);
 	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[i].timer,
-						      base + 10), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
+						   base + 10), 0);
 	clock_ahead(3000);
-	tick = timeq_clock_ticks(f.q);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[4].timer, tick + 1023), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[5].timer, base), 0);
+	tick = timeq_base_ticks(f.base);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[4].timer, tick + 1023), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[5].timer, base), 0);
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[5].timer), tick);
 	run_all(f.q);
 	for (i = 0; i < 5; i++)
@@ -1293,12 +1324,12 @@ static void white_test_due_many(struct kunit *test)
 	fix_clocked(test, &f, 1024);
 	base = timeq_now(f.q);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[i].timer,
-						      base + 1 + i % 50), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
+						   base + 1 + i % 50), 0);
 	clock_ahead(3000);
-	tick = timeq_clock_ticks(f.q);
+	tick = timeq_base_ticks(f.base);
 	f.q->max_visits = 0;
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[n].timer, tick + 1023), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[n].timer, tick + 1023), 0);
 	KUNIT_EXPECT_LE(test, f.q->max_visits, TIMEQ_HOLD + 1);
 	KUNIT_EXPECT_EQ(test, timeq_count(f.q), 1);
 	sound(test, f.q);
@@ -1356,19 +1387,20 @@ static void white_test_due_check_at_door(struct kunit *test)
 	x.q = f.q;
 	base = timeq_now(f.q);
 	for (i = 0; i < 200; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[i].timer,
-						      base + 1 + i), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
+						   base + 1 + i), 0);
 	clock_ahead(3000);
-	tick = timeq_clock_ticks(f.q);
+	tick = timeq_base_ticks(f.base);
 	hook_set(&at_door, check_at_door, &x);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[200].timer, tick + 1023), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[200].timer, tick + 1023),
+			0);
 	KUNIT_EXPECT_TRUE(test, x.passed);
 	KUNIT_EXPECT_EQ_MSG(test, x.ret, 0, "timeq_check at the door: %s", x.why);
 	sound(test, f.q);
 	at_door.fn = NULL;
 }
 
-/* --- a clocked queue: what the slow side finishes before it goes on --- */
+/* --- a timer base: what the slow side finishes before it goes on --- */
 
 /*
  * The catch-up finishes the pull its clock move needs before the call's
@@ -1388,15 +1420,18 @@ static void white_test_catch_up_then_remove_min(struct kunit *test)
 	for (move = 0; move < 2; move++) {
 		fix_clocked(test, &f, 1024);
 		t = timeq_now(f.q) + 10 * tq_delta(f.q) + 5;
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[0].timer, t), 0);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[1].timer, t + 1), 0);
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[2].timer, t + 40), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[0].timer, t), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[1].timer, t + 1),
+				0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[2].timer, t + 40),
+				0);
 		compat_clock_set(t * GRAN);
 		if (move)
-			KUNIT_EXPECT_EQ(test, timeq_timer_move(f.q, &f.c[0].timer,
-							       t + 50), 0);
+			KUNIT_EXPECT_EQ(test, tq_timer_move(f.q, &f.c[0].timer,
+							    t + 50), 0);
 		else
-			KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.c[0].timer), 1);
+			KUNIT_EXPECT_EQ(test,
+					tq_timer_delete(f.q, &f.c[0].timer), 1);
 		KUNIT_EXPECT_EQ(test, timeq_now(f.q), t);
 		KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.c[1].timer.node);
 		sound(test, f.q);
@@ -1430,7 +1465,7 @@ static void min_probe_fn(struct timeq_timer *timer)
 	p->ran = true;
 	p->min = timeq_min(p->q);
 	local_bh_disable();
-	p->fast = timeq_fast_min(p->q, &p->time);
+	p->fast = tq_fast_min(p->q, &p->time);
 	local_bh_enable();
 }
 
@@ -1450,9 +1485,9 @@ static void white_test_callback_sees_min(struct kunit *test)
 	far = now + 10 * tq_delta(f.q);
 	far -= far % tq_delta(f.q);
 	for (i = 0; i < 40; i++)
-		KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[i].timer,
-						      far + (39 - i) % 32), 0);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &p->timer, now + 5), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
+						   far + (39 - i) % 32), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &p->timer, now + 5), 0);
 	compat_clock_set((now + 5) * GRAN);
 	KUNIT_EXPECT_TRUE(test, compat_hrtimer_next());
 	settle(f.q);
@@ -1478,7 +1513,7 @@ static void white_test_room_waits_for_clock(struct kunit *test)
 	u64 tick;
 
 	fix_clocked(test, &f, 1024);
-	tick = timeq_clock_ticks(f.q);
+	tick = timeq_base_ticks(f.base);
 	KUNIT_ASSERT_EQ(test, timeq_now(f.q), tick);
 	compat_fast_lead_ns = GRAN;
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, tick + 1024), TIMEQ_DEFERRED);
@@ -1488,14 +1523,14 @@ static void white_test_room_waits_for_clock(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&f.c[0].timer.node));
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[0].timer), tick + 1024);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), tick + 1);
-	KUNIT_EXPECT_GE(test, timeq_clock_ticks(f.q), tick + 1);
+	KUNIT_EXPECT_GE(test, timeq_base_ticks(f.base), tick + 1);
 	sound(test, f.q);
 	run_all(f.q);
 	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
 	KUNIT_EXPECT_EQ(test, f.c[0].early, 0);
 }
 
-/* --- a clocked queue: the hrtimer --- */
+/* --- a timer base: the hrtimer --- */
 
 static ktime_t armed_ns(void)
 {
@@ -1518,13 +1553,13 @@ static void white_test_hrtimer(struct kunit *test)
 	now = timeq_now(f.q);
 	KUNIT_EXPECT_FALSE(test, tq_clock_armed(f.q));
 	KUNIT_EXPECT_TRUE(test, tq_clock_armed_at(f.q) == U64_MAX);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[1].timer, now + 500), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[1].timer, now + 500), 0);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.q), now + 500);
 	KUNIT_EXPECT_EQ(test, armed_ns(), (now + 500) * GRAN);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(f.q, &f.c[0].timer, now + 200), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[0].timer, now + 200), 0);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.q), now + 200);
 	KUNIT_EXPECT_EQ(test, armed_ns(), (now + 200) * GRAN);
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(f.q, &f.c[0].timer), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.c[0].timer), 1);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.q), now + 200);
 
 	/* It fires for nothing, and is set again for c1. */

@@ -10,7 +10,7 @@
 #   run.sh m32        the same run, shorter, built for i386 (32-bit words)
 #   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
 #   run.sh tsan       module/paths.c: fast and slow threads on one queue,
-#                     then module/clock.c: a clocked queue with callbacks,
+#                     then module/clock.c: a timer base with callbacks,
 #                     an expiry thread and buckets longer than a lock hold,
 #                     under ThreadSanitizer (any report fails the run)
 #   run.sh paths      module/paths.c and clock.c, case by case: the KUnit

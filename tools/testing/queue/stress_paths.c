@@ -5,14 +5,14 @@
  * Built under ThreadSanitizer by `make check`, and without it for
  * measuring the fast path natively.
  *
- * Fast threads stand in for softirqs: they only call timeq_fast_update()
- * and timeq_fast_min(), which only try locks. One slow thread stands in
- * for process context and the workqueue: it arms, deletes, delete-mins,
- * expires with del_less_than(), runs the invariant checker under the locks
- * and runs the queue's work item (the hand-off drain) when it is queued.
- * At the end every insertion is accounted for exactly once, as a removal
- * by the slow thread or as a node still queued, and no request is left.
- * Output is TAP.
+ * Fast threads stand in for softirqs: they only call tq_fast_update() and
+ * tq_fast_min(), the fast path on a plain queue (module/paths.h), which
+ * only try locks. One slow thread stands in for process context and the
+ * workqueue: it arms, deletes, delete-mins, expires with del_less_than(),
+ * runs the invariant checker under the locks and runs the queue's work
+ * item (the hand-off drain) when it is queued. At the end every insertion
+ * is accounted for exactly once, as a removal by the slow thread or as a
+ * node still queued, and no request is left. Output is TAP.
  *
  * By default the slow thread runs flat out, the worst case for the fast
  * path's trylocks; --slow-every N paces it to one step per N fast calls,
@@ -25,19 +25,19 @@
  * Whatever one of them writes that the other reads without a lock they
  * share, or an atomic, is a data race ThreadSanitizer reports.
  *
- * Then the same for the timer facility (module/clock.c), on a queue from
- * timeq_create_monotonic() whose clock is compat's virtual one: fast
- * threads arm and move timers, a slow thread arms, moves, deletes, calls
- * timeq_expire() and timeq_delete_sync() on timers it owns (and "frees"
- * them: a callback that runs afterwards is counted as a use after free),
- * and an expiry thread moves the clock, fires the hrtimer, and runs the
- * irq_work and the work, so callbacks run beside everything else. A
- * quarter of the times fall in one far bucket, so buckets grow past
- * TIMEQ_HOLD nodes and the slow side drops its locks inside operations.
- * At quiescence the hrtimer must be armed no later than the minimum (and
- * only while the queue holds a timer); at the end every insertion is
- * accounted for once, as a callback or a delete; and the queue's clock
- * never passed CLOCK_MONOTONIC, so no timer expired early.
+ * Then the same for the timer base (module/clock.c), through its public
+ * calls, on a base from timeq_base_create() whose clock is compat's
+ * virtual one: fast threads arm and move timers, a slow thread arms,
+ * moves, deletes, calls timeq_expire() and timeq_delete_sync() on timers
+ * it owns (and "frees" them: a callback that runs afterwards is counted as
+ * a use after free), and an expiry thread moves the clock, fires the
+ * hrtimer, and runs the irq_work and the work, so callbacks run beside
+ * everything else. A quarter of the times fall in one far bucket, so
+ * buckets grow past TIMEQ_HOLD nodes and the slow side drops its locks
+ * inside operations. At quiescence the hrtimer must be armed no later than
+ * the minimum (and only while the base holds a timer); at the end every
+ * insertion is accounted for once, as a callback or a delete; and the
+ * base's clock never passed CLOCK_MONOTONIC, so no timer expired early.
  *
  *	stress_paths [--fast N] [--threads N] [--timers N] [--slow-every N]
  *		     [--lanes N] [--clocked N] [--seed S]
@@ -48,8 +48,9 @@
 
 #include <linux/timeq.h>
 
+#include "../../../module/clock.h"
+#include "../../../module/paths.h"
 #include "../../../module/queue.h"
-
 
 #define HORIZON		(1u << 16)	/* delta 256, M 256 */
 
@@ -116,8 +117,8 @@ static void *fast_thread(void *arg)
 	compat_in_softirq = 1;
 	for (i = 0; i < s->fast_calls; i++) {
 		r = next_rand(&f->rand);
-		ret = timeq_fast_update(s->q, &s->timers[r % s->ntimers],
-					pick_time(s->q, r / s->ntimers));
+		ret = tq_fast_update(s->q, &s->timers[r % s->ntimers],
+				     pick_time(s->q, r / s->ntimers));
 		/*
 		 * The kick a hand-off queued runs on this CPU, as the self-
 		 * interrupt would: it wakes a slow-side call that waits for the
@@ -130,7 +131,7 @@ static void *fast_thread(void *arg)
 			f->deferred++;
 		else
 			f->refused++;
-		ret = timeq_fast_min(s->q, &t);
+		ret = tq_fast_min(s->q, &t);
 		if (!ret)
 			f->min_found++;
 		else if (ret == -ENOENT)
@@ -165,10 +166,10 @@ static void slow_step(struct stress *s, uint64_t *rand)
 	r /= s->ntimers;
 	switch (r % 12) {
 	case 0 ... 5:
-		timeq_timer_arm(s->q, timer, pick_time(s->q, r / 12));
+		tq_timer_arm(s->q, timer, pick_time(s->q, r / 12));
 		break;
 	case 6 ... 8:
-		s->removed += timeq_timer_delete(s->q, timer);
+		s->removed += tq_timer_delete(s->q, timer);
 		break;
 	case 9:
 		if (timeq_delete_min(s->q))
@@ -210,7 +211,7 @@ static void *lanes_near(void *arg)
 
 	compat_in_softirq = 1;
 	for (i = 0; i < l->calls; i++)
-		l->applied[0] += timeq_fast_update(l->q, &l->near, i % 16) ==
+		l->applied[0] += tq_fast_update(l->q, &l->near, i % 16) ==
 				 TIMEQ_APPLIED;
 	return NULL;
 }
@@ -224,8 +225,9 @@ static void *lanes_far(void *arg)
 
 	compat_in_softirq = 1;
 	for (i = 0; i < l->calls; i++)
-		l->applied[1] += timeq_fast_update(l->q, &l->far[i % L_FAR],
-						   4 * 256 + next_rand(&rand) % 1024) ==
+		l->applied[1] += tq_fast_update(l->q, &l->far[i % L_FAR],
+						4 * 256 +
+						next_rand(&rand) % 1024) ==
 				 TIMEQ_APPLIED;
 	return NULL;
 }
@@ -247,10 +249,10 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 	if (IS_ERR(l->q))
 		exit(1);
 	timeq_timer_init(&l->near, NULL);
-	timeq_timer_arm(l->q, &l->near, 0);
+	tq_timer_arm(l->q, &l->near, 0);
 	for (i = 0; i < L_FAR; i++) {
 		timeq_timer_init(&l->far[i], NULL);
-		timeq_timer_arm(l->q, &l->far[i], 4 * 256 + i);
+		tq_timer_arm(l->q, &l->far[i], 4 * 256 + i);
 	}
 	if (pthread_create(&near, NULL, lanes_near, l) ||
 	    pthread_create(&far, NULL, lanes_far, l))
@@ -264,14 +266,14 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 	       ok ? "" : "not ", ++*tests, l->applied[0]);
 	printf("beside %lu far-lane moves (of %lu each)\n", l->applied[1], calls);
 	*failed += !ok;
-	timeq_delete_sync(l->q, &l->near);
+	tq_delete_sync(l->q, &l->near);
 	for (i = 0; i < L_FAR; i++)
-		timeq_delete_sync(l->q, &l->far[i]);
+		tq_delete_sync(l->q, &l->far[i]);
 	timeq_destroy(l->q);
 	free(l);
 }
 
-/* --- the timer facility: a clocked queue, callbacks, an expiry thread --- */
+/* --- the timer base: its queue, callbacks, an expiry thread --- */
 
 #define C_GRAN		10			/* ns per tick */
 #define C_HORIZON	(1u << 12)		/* delta 16, M 256 */
@@ -291,7 +293,8 @@ struct ctimer {
 };
 
 struct cstress {
-	struct timeq		*q;
+	struct timeq_base	*base;
+	struct timeq		*q;		/* the base's */
 	struct ctimer		*timers;
 	unsigned long		fast_calls;
 	unsigned long		progress;	/* fast calls, all threads */
@@ -317,9 +320,9 @@ struct cfast {
  * one far bucket (eight buckets ahead, the same for 16 ticks of the
  * clock, so it grows past TIMEQ_HOLD nodes, in no order), some anywhere.
  */
-static u64 c_pick_time(struct timeq *q, uint64_t r)
+static u64 c_pick_time(struct timeq_base *base, uint64_t r)
 {
-	u64 tick = timeq_clock_ticks(q);
+	u64 tick = timeq_base_ticks(base);
 
 	switch (r % 4) {
 	case 0:
@@ -342,7 +345,7 @@ static void c_check_clock(struct cstress *s)
 {
 	u64 now = timeq_now(s->q);
 
-	if (now > timeq_clock_ticks(s->q))
+	if (now > timeq_base_ticks(s->base))
 		__atomic_add_fetch(&s->early, 1, __ATOMIC_RELAXED);
 }
 
@@ -359,7 +362,8 @@ static void c_fire(struct timeq_timer *timer)
 	/* One in eight shared timers re-arms itself, as a periodic one would. */
 	if (c->index < C_FAST_TIMERS && n % 8 == 0 &&
 	    !__atomic_load_n(&s->draining, __ATOMIC_RELAXED) &&
-	    !timeq_timer_arm(s->q, timer, c_pick_time(s->q, n * 0x9e3779b9)))
+	    !timeq_timer_arm(s->base, timer,
+			     c_pick_time(s->base, n * 0x9e3779b9)))
 		__atomic_add_fetch(&s->rearmed, 1, __ATOMIC_RELAXED);
 }
 
@@ -370,7 +374,7 @@ static void *c_fast_thread(void *arg)
 	unsigned long i;
 	uint64_t r;
 	int ret;
-	u64 t;
+	u64 t, time;
 
 	compat_in_softirq = 1;
 	for (i = 0; i < s->fast_calls; i++) {
@@ -382,9 +386,10 @@ static void *c_fast_thread(void *arg)
 			   C_PACE)
 			sched_yield();
 		r = next_rand(&f->rand);
-		ret = timeq_fast_update(s->q,
+		time = c_pick_time(s->base, r / C_FAST_TIMERS);
+		ret = timeq_fast_update(s->base,
 					&s->timers[r % C_FAST_TIMERS].timer,
-					c_pick_time(s->q, r / C_FAST_TIMERS));
+					time);
 		/*
 		 * The kick runs on this CPU, as the self-interrupt would, not
 		 * only in the expiry thread: that one may be in a callback that
@@ -398,7 +403,7 @@ static void *c_fast_thread(void *arg)
 			f->deferred++;
 		else
 			f->refused++;
-		timeq_fast_min(s->q, &t);
+		timeq_fast_min(s->base, &t);
 		__atomic_add_fetch(&s->progress, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -449,35 +454,38 @@ static void c_slow_step(struct cstress *s, uint64_t *rand)
 	}
 	switch (r % 16) {
 	case 0 ... 5:
-		timeq_timer_arm(s->q, &c->timer, c_pick_time(s->q, r / 16));
+		timeq_timer_arm(s->base, &c->timer,
+				c_pick_time(s->base, r / 16));
 		break;
 	case 6 ... 7:
-		timeq_timer_move(s->q, &c->timer, c_pick_time(s->q, r / 16));
+		timeq_timer_move(s->base, &c->timer,
+				 c_pick_time(s->base, r / 16));
 		break;
 	case 8 ... 9:
-		s->deleted += timeq_timer_delete(s->q, &c->timer);
+		s->deleted += timeq_timer_delete(s->base, &c->timer);
 		break;
 	case 10 ... 11:
 		/* No fast update reaches an owned timer: it may be freed. */
 		if (c->index < C_FAST_TIMERS)
 			break;
-		s->deleted += timeq_delete_sync(s->q, &c->timer);
+		s->deleted += timeq_delete_sync(s->base, &c->timer);
 		__atomic_store_n(&c->freed, 1, __ATOMIC_RELEASE);
 		s->syncs++;
 		break;
 	case 12:
-		timeq_expire(s->q);
+		timeq_expire(s->base);
 		s->expires++;
 		break;
 	case 13:
 		/*
-		 * Only the expiry removes timers: timeq_delete_min() would move
-		 * the queue's clock to the removed timer's time, which may lie
-		 * ahead of CLOCK_MONOTONIC, and "never early" could not be
-		 * told from the clock. A fast min, with bottom halves off.
+		 * Only the expiry removes timers: timeq_delete_min() on the
+		 * base's queue would move its clock to the removed timer's
+		 * time, which may lie ahead of CLOCK_MONOTONIC, and "never
+		 * early" could not be told from the clock. A fast min, with
+		 * bottom halves off.
 		 */
 		compat_in_softirq = 1;
-		timeq_fast_min(s->q, &time);
+		timeq_fast_min(s->base, &time);
 		compat_in_softirq = 0;
 		break;
 	default:
@@ -515,11 +523,12 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 	bool ok;
 
 	compat_clock_set(1000 * C_GRAN);
-	s.q = timeq_create_monotonic(C_GRAN, C_HORIZON, C_DELTA, 0, GFP_KERNEL);
+	s.base = timeq_base_create(C_GRAN, C_HORIZON, C_DELTA, 0, GFP_KERNEL);
 	s.timers = calloc(C_FAST_TIMERS + C_OWNED, sizeof(*s.timers));
 	fast = calloc(nfast, sizeof(*fast));
-	if (IS_ERR(s.q) || !s.timers || !fast)
+	if (IS_ERR(s.base) || !s.timers || !fast)
 		exit(1);
+	s.q = tq_base_queue(s.base);
 	for (i = 0; i < C_FAST_TIMERS + C_OWNED; i++) {
 		timeq_timer_init(&s.timers[i].timer, c_fire);
 		s.timers[i].s = &s;
@@ -597,7 +606,7 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 	       s.fired, s.deleted);
 	*failed += !ok;
 #endif
-	timeq_destroy(s.q);
+	timeq_base_destroy(s.base);
 	free(s.timers);
 	free(fast);
 }
@@ -708,7 +717,7 @@ int main(int argc, char **argv)
 	compat_run_work(&s.q->work);
 	for (i = 0; i < s.ntimers; i++) {
 		pending += test_bit(TIMEQ_TIMER_PENDING, &s.timers[i].flags);
-		s.removed += timeq_delete_sync(s.q, &s.timers[i]);
+		s.removed += tq_delete_sync(s.q, &s.timers[i]);
 	}
 	if (pending || s.q->handoffs.first || timeq_count(s.q) ||
 	    timeq_check(s.q, why, sizeof(why))) {
