@@ -143,7 +143,8 @@ bench-flowtrack:
 # Each prints TAP and installs what it needs; make check runs them too.
 STYLE := tools/testing/gates/checkpatch.sh tools/testing/gates/clang-format.sh
 LINT := $(STYLE) tools/testing/gates/kernel-doc.sh tools/testing/module-builds.sh \
-	tools/testing/gates/clang.sh tools/testing/gates/compat.sh
+	tools/testing/gates/clang.sh tools/testing/gates/compat.sh \
+	tools/testing/gates/types.sh
 
 # Run every gate given, even after one fails; fail if any did.
 run-gates = @failed=; for gate in $(1); do echo "== $$gate"; \

@@ -270,6 +270,7 @@ side_by_side() {
 	start_suite docs tools/testing/docs.sh
 	start_suite gate-kernel-doc tools/testing/gates/kernel-doc.sh
 	start_suite gate-compat tools/testing/gates/compat.sh
+	start_suite gate-types tools/testing/gates/types.sh
 	if [ $vmdeps = 1 ] && want_any vm-kcsan vm-selftest; then
 		start_job vm-kcsan-build vm_kcsan_build
 	fi
