@@ -3,7 +3,7 @@
  * module/paths.c and module/clock.c: the slow side's locking and calls,
  * their doors, the hand-off and its drain, the waits of the timer calls,
  * delete_sync/shutdown_sync, the expiry and the arming of the hrtimer of
- * a clocked queue, and the fast path's three lanes and fast min. Function
+ * a timer base, and the fast path's three lanes and fast min. Function
  * names are the code's; comments say where the model departs from it.
  *
  * Steps. Each atomic block is one step, in which a process touches only
@@ -277,7 +277,7 @@ inline far_ok_b(fbn, fbt, fbdel)
 
 /*
  * tq_apply(): the request in ->want, that @dawid wrote, read with PENDING
- * clear. On a clocked queue a time beyond the window first needs room
+ * clear. On a base's queue a time beyond the window first needs room
  * (PH_RETAKE).
  */
 inline drain_apply(dat, daw, dawid)
@@ -497,7 +497,7 @@ inline slow_body()
 #endif
 				if
 #ifdef CLOCK
-				/* tq_delete_sync(): its callback, else PENDING */
+				/* tq_sync(): its callback, else PENDING */
 				:: op >= OP_DSYNC && running == tt ->
 					s_wait = W_RUN
 #ifndef BUG_SYNC_NO_WAIT
@@ -707,7 +707,7 @@ inline slow_step()
 		bl = me;
 		budget = TQ_HOLD;
 #ifdef CLOCK
-		/* tq_clock_run(): WRITE_ONCE(clock->running, NULL) */
+		/* tq_clock_run(): WRITE_ONCE(base->running, NULL) */
 		if
 		:: ph_fin == FIN_EXP -> running = NIL
 		:: else

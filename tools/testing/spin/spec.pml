@@ -42,7 +42,7 @@
  *    pending; TOUCH() (every access to a timer by the protocol, a
  *    callback's too) asserts that it is not freed.
  *
- * 4. The hrtimer of a clocked queue, at quiescence (final_check()): set
+ * 4. The hrtimer of a timer base, at quiescence (final_check()): set
  *    iff the queue holds a timer, and no later than the minimum.
  *
  * Waits: spin's own check for invalid end states. Every process ends; one

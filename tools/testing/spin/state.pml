@@ -2,7 +2,7 @@
 /*
  * The state of the model: one queue (module/queue.c's struct timeq, less
  * what the protocol never looks at), its three locks, two timers and a
- * third node, the hand-off list, a clocked queue's clock state, and the
+ * third node, the hand-off list, a timer base's clock state, and the
  * ghost state the properties need. timeq.pml says what the model covers,
  * its bounds and its limits.
  */
@@ -10,7 +10,7 @@
 /* --- bounds: see "Bounds" in timeq.pml --- */
 
 #define NODES		3	/* nodes 0 and 1 are timers, node 2 is plain
-				 * (on a clocked queue, a timer whose owner
+				 * (on a base's queue, a timer whose owner
 				 * never calls) */
 #define TIMERS		2
 #define PLAIN		2
@@ -166,13 +166,13 @@ byte slow_busy;		/* slow processes that have calls left to make */
 
 #ifdef CLOCK
 /*
- * --- a clocked queue (module/clock.c) ---
+ * --- a timer base (module/clock.c) ---
  *
  * @tick is CLOCK_MONOTONIC in ticks, fixed for a scope: time does not
  * pass, but the queue's clock may lag it. A node on the due list (@due)
  * is in no list of the queue (owner word 0) and has TIMEQ_TIMER_DUE set;
  * the list is in the order of time, and the model takes any of its
- * earliest nodes as "the first". @running is clock->running, NIL for
+ * earliest nodes as "the first". @running is base->running, NIL for
  * none. @workq: the work item is queued.
  */
 byte tick;
@@ -184,7 +184,7 @@ bit workq;
 
 #ifdef KICK
 /*
- * The hrtimer and the irq_work. @armed is clock->armed and @hrt the time
+ * The hrtimer and the irq_work. @armed is base->armed and @hrt the time
  * the hrtimer is really set for, NOTIME for TQ_UNARMED and for not set;
  * @kickq: the irq_work is queued (IRQ_WORK_PENDING), and cleared when
  * its handler starts, as irq_work_run_list() does.

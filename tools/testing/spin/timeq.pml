@@ -9,7 +9,7 @@
  *
  * The code as fixed for the concurrency defects ("defect N" below) that
  * tools/testing/explore/README numbers, at the level of its locks, flags
- * and doors, with one difference of order. On a clocked queue, the code's
+ * and doors, with one difference of order. On a base's queue, the code's
  * tq_apply() makes room for the ->want it read while it still holds
  * PENDING, then clears PENDING, reads ->want again, and takes PENDING back
  * (making room again, a budget unit each time) only if a join moved
@@ -30,14 +30,14 @@
  *
  *  - one or two fast processes: timeq_fast_update() through its near, far
  *    and cross lanes and the hand-off, and timeq_fast_min();
- *  - one or two slow processes: tq_work() (the drain, and on a clocked
+ *  - one or two slow processes: tq_work() (the drain, and on a base's
  *    queue the expiry), timeq_timer_arm(), timeq_timer_delete(),
  *    timeq_delete_sync(), timeq_shutdown_sync(), timeq_insert()/update()/
  *    delete() of the third node with tq_far_ok()'s bucket_lock-only path,
  *    timeq_delete_min(), timeq_del_less_than(), timeq_first(); then, once
  *    every other process is done, the first runs the work the kicks (or
  *    the hrtimer) queued, and the final checks;
- *  - on a clocked queue (module/clock.c), where the third node is a timer
+ *  - on a base's queue (module/clock.c), where the third node is a timer
  *    whose owner never calls: the irq_work's handler, tq_kick(), and the
  *    hrtimer's firing, as a process of their own. Modelled there: the due
  *    list, tq_clock_catch_up(), tq_clock_make_room(), tq_apply() taking
@@ -76,7 +76,7 @@
  * pending work (PULL_NEXT, PULL_HEAD, WALK, EVICT, RESOLVE) can span more
  * than one lock hold with three nodes. The fast processes make
  * FAST0_CALLS and FAST1_CALLS calls, the first slow process SLOW_OPS
- * calls and the second one. A clocked queue's CLOCK_MONOTONIC (@tick) is
+ * calls and the second one. A base's CLOCK_MONOTONIC (@tick) is
  * fixed for a scope.
  *
  * Scopes (run.sh; each searched exhaustively, with -DCOLLAPSE)
@@ -108,25 +108,26 @@
  *		the work, a delete_min or a del_less_than, slow process 1 a
  *		timer call on either timer, a delete_min or timeq_first().
  *		Two slow callers in each other's doors.
- *   expiry	-DSCOPE_EXPIRY, clocked, TIMEQ_HOLD = 1, the tick one ahead of
- *		the queue's clock: timer 0 due, the third node alone in a
- *		far bucket (found by a WALK once timer 0 has gone); one fast
- *		update of timer 0; slow process 0 runs the work, slow
+ *   expiry	-DSCOPE_EXPIRY, a base's queue, TIMEQ_HOLD = 1, the tick one
+ *		ahead of the queue's clock: timer 0 due, the third node alone
+ *		in a far bucket (found by a WALK once timer 0 has gone); one
+ *		fast update of timer 0; slow process 0 runs the work, slow
  *		process 1 is timer 0's owner: delete_sync, shutdown_sync,
  *		timer_delete, or timer_arm beyond the window. The expiry
  *		against delete_sync, making room against the expiry.
- *   room	-DSCOPE_ROOM, clocked, TIMEQ_HOLD = 1, the tick one ahead:
- *		timer 0 due, holding the queue's clock back; two fast
+ *   room	-DSCOPE_ROOM, a base's queue, TIMEQ_HOLD = 1, the tick one
+ *		ahead: timer 0 due, holding the queue's clock back; two fast
  *		updates of timer 1, near or beyond the lagging window; slow
  *		process 0 runs the work, slow process 1 is timer 1's owner:
  *		timer_arm near or beyond the window, timer_delete or
  *		shutdown_sync. Making room, for the drain and for the owner,
  *		with fast updates in its doors.
- *   arming	-DSCOPE_ARMING, clocked, the tick the queue's clock (nothing
- *		falls due): the third node far; two fast updates of timer 1,
- *		which may move the minimum earlier and kick; one slow call:
- *		timer_arm of timer 0 or timer 1, timer_delete or delete_sync
- *		of timer 1, or the work. The irq_work against the slow side.
+ *   arming	-DSCOPE_ARMING, a base's queue, the tick the queue's clock
+ *		(nothing falls due): the third node far; two fast updates of
+ *		timer 1, which may move the minimum earlier and kick; one slow
+ *		call: timer_arm of timer 0 or timer 1, timer_delete or
+ *		delete_sync of timer 1, or the work. The irq_work against the
+ *		slow side.
  *   livelock	the doors scope, built with -DNP and searched for
  *		non-progress cycles (pan -l), with no fairness: a spinning
  *		wait may starve what it waits for, as SCHED_FIFO on one CPU
@@ -150,7 +151,7 @@
  *   BUG_SET_NO_WAIT		tq_slow_begin_drained() does not wait for a
  *				hand-off in flight (tq_timer_set(),
  *				timeq_timer_delete()). handoff.
- *   BUG_SYNC_NO_WAIT		tq_delete_sync() returns while PENDING is
+ *   BUG_SYNC_NO_WAIT		tq_sync() returns while PENDING is
  *				set. handoff.
  *   BUG_NO_PENDING_RECHECK	tq_fast_check() does not test PENDING under
  *				the lane's locks. handoff.
@@ -232,7 +233,7 @@
  *  - callbacks that arm or delete timers, timeq_timer_move(), two
  *    irq_work handlers at once on two CPUs (one runs here at a time,
  *    each serialised by arm_lock anyway), a failed
- *    hrtimer_try_to_cancel(), timeq_destroy() and @stopping, the device
+ *    hrtimer_try_to_cancel(), timeq_base_destroy() and @stopping, the device
  *    (module/dev.c);
  *  - more than one queue: a timer taken from one queue's due list by
  *    another (the code's owner word tags a due timer TQ_TAG_OUT; the

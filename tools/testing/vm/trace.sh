@@ -7,7 +7,7 @@
 #
 # The workload: timeq_smoke.ko (/lib/modules/timeq/, loaded here with a
 # short differential run), whose load takes the fast path through each of
-# its outcomes and runs a clocked queue; then /bin/timeqctl demo (a
+# its outcomes and runs a timer base; then /bin/timeqctl demo (a
 # monotonic /dev/timeq file) and sim (a manual one); then the programs of
 # the documentation, /bin/example-*, which must succeed.
 #
@@ -48,7 +48,7 @@ fi
 echo 16384 >"$T/buffer_size_kb"
 echo >"$T/trace"
 echo 1 >"$E/enable"
-expect "timeq_smoke.ko loads (the fast path's outcomes, a clocked queue)" \
+expect "timeq_smoke.ko loads (the fast path's outcomes, a timer base)" \
 	insmod /lib/modules/timeq/timeq_smoke.ko steps=100
 expect "timeqctl demo: every timer once, none early" \
 	sh -c 'timeqctl demo --timers 5 --spread 100 >/dev/null'
