@@ -108,8 +108,10 @@ MODULE_PARM_DESC(expire_budget,
 
 /**
  * struct timeq_base - a timer base: a queue of timers, and their clock
+ * @hrtimer:	fires at the earliest timer's tick and queues the work; first,
+ *		so that the address /proc/timer_list shows for it is the
+ *		base's, by which kmemleak knows the object
  * @queue:	the queue that holds the timers (module/queue.h)
- * @hrtimer:	fires at the earliest timer's tick and queues the work
  * @granularity: nanoseconds per tick
  * @arm_lock:	serialises the setting of @hrtimer and @armed
  * @armed:	the tick @hrtimer is set for, or %TQ_UNARMED
@@ -127,8 +129,8 @@ MODULE_PARM_DESC(expire_budget,
  * tq_clock_* functions below for a base's queue only.
  */
 struct timeq_base {
-	struct timeq		queue;
 	struct hrtimer		hrtimer;
+	struct timeq		queue;
 	u64			granularity;
 	raw_spinlock_t		arm_lock;
 	u64			armed;
