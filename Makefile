@@ -24,8 +24,9 @@
 #			kernel under qemu, for TIMEQ_SOAK_MINUTES (default 30);
 #			figures after every round (tools/testing/vm/soak.sh)
 #   make mutate		the mutation run: plausible one-line bugs planted in
-#			module/queue.c, paths.c and clock.c, one at a time in
-#			a copy, each against the fast userspace suites; TAP and
+#			module/queue.c, paths.c and .h, fast.c, handoff.c and
+#			clock.c, one at a time in a copy, each against the
+#			fast userspace suites; TAP and
 #			"N mutants: K killed, S survived (E equivalent)"
 #			(tools/testing/mutate/run.sh; about 15 minutes)
 #   make bench		timeq against libuv, libevent, libev, the kernel's

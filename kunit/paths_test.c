@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the fast and slow paths (module/paths.c), the timer
- * base (module/clock.c) and timeq_tune() (module/tune.c).
+ * KUnit tests of the fast and slow paths (module/paths.c, fast.c and
+ * handoff.c), the timer base (module/clock.c) and timeq_tune()
+ * (module/tune.c).
  *
  * The same file runs in userspace: tools/testing/queue builds it against
  * compat/ (test_paths), where nothing runs but the test. There the kick,

@@ -24,8 +24,8 @@
  *    later than the minimum once both have run. (Without it, a kick that
  *    read an older, later minimum could start the hrtimer after the slow
  *    side had set it earlier, and @armed would then hide the loss.)
- *  - The hrtimer's handler only queues the queue's work (paths.c); the work
- *    expires in process context, so callbacks may sleep.
+ *  - The hrtimer's handler only queues the queue's work (handoff.c); the
+ *    work expires in process context, so callbacks may sleep.
  *  - Never early, never late by a tick: a timer of tick t is due once tick
  *    t has begun, when ktime_get_ns() >= t * granularity, read in the work
  *    before anything is removed; and the queue's clock moves up to the
@@ -125,7 +125,7 @@ MODULE_PARM_DESC(expire_budget,
  *
  * @due, @running and @stopping are guarded by the queue's head_lock,
  * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
- * @arm_lock. The queue's @base points back here: paths.c calls the
+ * @arm_lock. The queue's @base points back here: the paths call the
  * tq_clock_* functions below for a base's queue only.
  */
 struct timeq_base {
@@ -706,7 +706,7 @@ size_t timeq_base_bytes(const struct timeq_base *base)
 }
 EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
 
-/* --- the timer calls: paths.c's, on the base's queue --- */
+/* --- the timer calls: fast.c's and handoff.c's, on the base's queue --- */
 
 /**
  * timeq_fast_update - arm or move a timer from the fast path
@@ -717,12 +717,12 @@ EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
  * Applies the update at once when the locks it needs are free and it costs
  * O(1): within the current and the next bucket, between far buckets for a
  * timer that is not the earliest, or between the two (see "The fast path"
- * in module/paths.c). Otherwise it hands the request to the slow path,
+ * in module/fast.c). Otherwise it hands the request to the slow path,
  * which applies it soon, in order with the timer's other requests: a timer
  * updated twice before the slow path runs ends with the latest time, and
  * counts as inserted when the slow path applies it. Never sleeps and never
  * waits for a lock; O(1) worst case, with the two lock-free steps that
- * "The fast path" in module/paths.c describes.
+ * "The fast path" in module/fast.c describes.
  *
  * The window is judged by the clock as this call reads it: a @time beyond
  * the horizon is refused, and a @time that has passed by the time the slow

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What paths.c (the locks, the fast and slow paths) and clock.c (the timer
- * base) call of each other. Only a base's queue has a clock, and paths.c
- * calls the tq_clock_* hooks only for those (q->base set).
+ * What the paths (paths.c the locks and the queue's calls, fast.c the fast
+ * path, handoff.c the hand-off and the timer calls) and clock.c (the timer
+ * base) call of each other. Only a base's queue has a clock, and the paths
+ * call the tq_clock_* hooks only for those (q->base set).
  */
 #ifndef _TIMEQ_PATHS_H
 #define _TIMEQ_PATHS_H
@@ -34,7 +35,55 @@ void tq_finish(struct timeq *q)
 	__must_hold(&q->bucket_lock);
 void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock);
+void tq_slow_begin(struct timeq *q) __acquires(&q->head_lock)
+	__acquires(&q->head2_lock) __acquires(&q->bucket_lock);
+void tq_slow_end(struct timeq *q) __releases(&q->bucket_lock)
+	__releases(&q->head2_lock) __releases(&q->head_lock);
 void tq_take(struct timeq_node *node, void *arg);
+
+/* The operations of queue.c, counted and traced (paths.c). */
+int tq_insert(struct timeq *q, struct timeq_node *node, u64 time, bool far);
+int tq_delete(struct timeq *q, struct timeq_node *node, bool far);
+int tq_update(struct timeq *q, struct timeq_node *node, u64 time, bool far);
+
+/*
+ * May @node (queued in @q or in no queue) go to @time, or be deleted if
+ * @time is TQ_DELETE, under bucket_lock alone? Only if no work is pending,
+ * the node is far and not the minimum, and @time is far, in the window and
+ * no earlier than the minimum (so a minimum there is). See "Locks" in
+ * paths.c.
+ */
+#define TQ_DELETE U64_MAX
+
+static inline bool tq_far_ok(const struct timeq *q,
+			     const struct timeq_node *node, u64 time)
+	__must_hold(&q->bucket_lock)
+{
+	unsigned long owner = READ_ONCE(node->owner);
+
+	lockdep_assert_held(&q->bucket_lock);
+	if (q->pend != TQ_PEND_NONE)
+		return false;
+	if (owner && (tq_owner(node) != q || !tq_is_far(q, node) ||
+		      READ_ONCE(q->min) == node))
+		return false;
+	if (time == TQ_DELETE)
+		return owner;
+	/*
+	 * @min and @min_time are head_lock's, read here without it: with no
+	 * work pending, @min is NULL only in an empty queue (tq_settle()
+	 * writes it once, with its final value), and a holder of head_lock
+	 * alone changes the pair only from near node to near node, or to a
+	 * near node from a far one: both earlier than any far @time, so a
+	 * pair read half old, half new still tells "far and no earlier".
+	 */
+	return tq_in_window(q, time) && tq_rel(q, time) >= 2 &&
+	       READ_ONCE(q->min) && time >= READ_ONCE(q->min_time);
+}
+
+/* The hand-off (handoff.c), for tq_queue_init() and tq_queue_exit(). */
+void tq_handoff_init(struct timeq *q);
+void tq_discard(struct timeq *q);
 
 /* The body of timeq_create() and timeq_destroy(), for a base's queue too. */
 int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
@@ -43,8 +92,9 @@ int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
 void tq_queue_exit(struct timeq *q);
 
 /*
- * The timer calls of include/linux/timeq.h on a queue: clock.c's calls on
- * a base are these on its queue; tests call them on plain queues too.
+ * The timer calls of include/linux/timeq.h on a queue (fast.c, handoff.c):
+ * clock.c's calls on a base are these on its queue; tests call them on
+ * plain queues too.
  */
 int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
 int tq_fast_min(struct timeq *q, u64 *time);
@@ -54,7 +104,7 @@ int tq_timer_delete(struct timeq *q, struct timeq_timer *timer);
 int tq_delete_sync(struct timeq *q, struct timeq_timer *timer);
 int tq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);
 
-/* clock.c; paths.c calls these only when q->base is set. */
+/* clock.c; the paths call these only when q->base is set. */
 void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)

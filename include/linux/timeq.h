@@ -6,12 +6,12 @@
  * and struct timeq_base, a timer base that composes a struct timeq with a
  * clock on CLOCK_MONOTONIC, an hrtimer, the hand-off of the fast path and
  * the callbacks of its timers, and expires them itself (as an
- * hrtimer_clock_base composes a timerqueue_head). Three files implement
- * them, each with its design in a top comment: module/queue.c the data
- * structure (no locking), module/paths.c the fast and slow paths over it
- * (the locks, the hand-off to the slow path, the queue's calls below),
- * module/clock.c the timer base and its calls. module/tune.c gives callers
- * the tuning rule of module/tune.h.
+ * hrtimer_clock_base composes a timerqueue_head). Each file of module/
+ * has its design in a top comment: queue.c the data structure (no
+ * locking); the paths over it: paths.c the locks and the queue's calls
+ * below, fast.c the fast path, handoff.c the hand-off to the slow path
+ * and the timer calls; clock.c the timer base and its calls. tune.c gives
+ * callers the tuning rule of tune.h.
  */
 
 /**
@@ -62,7 +62,7 @@
  *
  * "Lock-free": llist_add() and irq_work_queue() retry their atomic step
  * only when another CPU's operation on the same word succeeded meanwhile
- * ("The fast path" in module/paths.c).
+ * ("The fast path" in module/fast.c).
  *
  * The contexts are asserted: might_sleep() on the slow side,
  * lockdep_assert_in_softirq() on the fast path. Process context calls the
@@ -135,7 +135,7 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * in the timer itself, so handing off never allocates and never fails; a
  * bare &struct timeq_node stays at 32 bytes for callers that need no fast
  * path. A timer is used with one queue at a time. Initialise it with
- * timeq_timer_init(); fields are private to module/paths.c and clock.c.
+ * timeq_timer_init(); fields are private to module/.
  */
 struct timeq_timer {
 	struct timeq_node	node;

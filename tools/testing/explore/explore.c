@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * explore: an interleaving explorer over the real C of module/queue.c,
- * paths.c and clock.c, for the concurrency defects README lists.
+ * paths.c, fast.c, handoff.c and clock.c, for the concurrency defects
+ * README lists.
  *
- * The three files are built unchanged against tools/testing/queue/compat
+ * The five files are built unchanged against tools/testing/queue/compat
  * with -DCOMPAT_EXPLORE, in which every synchronisation call is a
  * scheduling point (compat/explore.h has the list): spin_lock(),
  * spin_unlock() and spin_trylock() with their _bh/_irq/_irqsave and raw

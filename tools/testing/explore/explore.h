@@ -179,8 +179,8 @@ u64 xw_tick(struct xw *w);
 void xw_advance_to(struct xw *w, u64 tick);
 /*
  * The timer calls of include/linux/timeq.h on the world's base, or
- * paths.c's of module/paths.h on its plain queue, which has no public
- * timer calls.
+ * those of fast.c and handoff.c (module/paths.h) on its plain queue,
+ * which has no public timer calls.
  */
 int xw_timer_arm(struct xw *w, struct xt *t, u64 time);
 int xw_timer_move(struct xw *w, struct xt *t, u64 time);

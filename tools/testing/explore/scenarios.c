@@ -3,9 +3,10 @@
  * The scenarios: two or three threads each, on one queue, through the
  * public API of include/linux/timeq.h only (the checkers and the world's
  * oracles aside), but for a plain queue's timers: a plain queue has only
- * the node calls there, and its timers are armed and moved with paths.c's
- * calls on a queue (module/paths.h), as only tests do; the world's
- * xw_timer_arm() and the rest choose a base's public call or that one.
+ * the node calls there, and its timers are armed and moved with the calls
+ * of fast.c and handoff.c on a queue (module/paths.h), as only tests do;
+ * the world's xw_timer_arm() and the rest choose a base's public call or
+ * that one.
  * Each names the defect of README's table it was written to catch, if any,
  * but none expects anything of a particular version of module/: against
  * code without the defect it must pass.

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The mutation run (`make mutate`): how many plausible one-line bugs in
-# module/queue.c, paths.c and clock.c the fast userspace suites kill.
+# module/queue.c, paths.c and .h, fast.c, handoff.c and clock.c the fast
+# userspace suites kill.
 # README says why and lists the mutants, the survivors and why each
 # survives.
 #

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The concurrency layer's figures: module/paths.c and module/queue.c built
- * in userspace (compat/, with COMPAT_BENCH locks that cost what the
- * kernel's do), measured in one run. It prints; it asserts nothing about
- * speed (a figure is not a test), only that every run ends consistent.
+ * The concurrency layer's figures: module/paths.c, fast.c and handoff.c
+ * over module/queue.c, built in userspace (compat/, with COMPAT_BENCH
+ * locks that cost what the kernel's do), measured in one run. It prints;
+ * it asserts nothing about speed (a figure is not a test), only that
+ * every run ends consistent.
  *
  *  1. Uncontended cost, one thread, N = 1000 nodes, the same sequence of
  *     updates to random times for each: the bare __timeq_update(), the
@@ -466,7 +467,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	calibrate();
-	printf("# bench_paths: module/paths.c in userspace, %ld CPUs, %.2f ns per TSC cycle\n",
+	printf("# bench_paths: module/paths.c, fast.c and handoff.c in userspace, %ld CPUs, %.2f ns per TSC cycle\n",
 	       sysconf(_SC_NPROCESSORS_ONLN), ns_per_cycle);
 
 	for (i = 0; i < UNCONTENDED_OPS; i++) {

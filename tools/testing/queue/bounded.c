@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Adversarial sequences against the bound on work per lock hold: the
- * slow side (module/paths.c over module/queue.c, built in userspace) may
- * visit at most TIMEQ_HOLD nodes in one hold of its locks, whatever the
- * calls before did, and, but for the case queue.c's top comment names,
- * O(1) nodes per operation amortised. Each sequence below was chosen to
- * make one lock hold walk a long bucket list before queue.c did its work
- * in steps; each checks the queue's own count of visits:
+ * Adversarial sequences against the bound on work per lock hold: the slow
+ * side (module/paths.c and handoff.c over module/queue.c, built in
+ * userspace) may visit at most TIMEQ_HOLD nodes in one hold of its locks,
+ * whatever the calls before did, and, but for the case queue.c's top
+ * comment names, O(1) nodes per operation amortised. Each sequence below
+ * was chosen to make one lock hold walk a long bucket list before queue.c
+ * did its work in steps; each checks the queue's own count of visits:
  *
  *	q->max_visits	the most visits of any one lock hold, which must
  *			not exceed TIMEQ_HOLD; a hold that removes a node

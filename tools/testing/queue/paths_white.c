@@ -1,28 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * White-box tests of module/paths.c's decisions, and clock.c's where they
- * meet, one decision at a time: the window edge, which lane may touch
- * which region, what a fast update may leave pending, the fast path
- * while far work is pending, the order and the ->want of the hand-off,
- * the doors of the drain, the slow-side calls against a request in
- * flight, the far exits of the slow side, a timer base's due list and
- * the arming of its hrtimer. The cases call paths.c's timer calls on a
- * queue, tq_timer_arm() and the rest (module/paths.h): on a plain queue,
- * or on a base's (tq_base_queue()), which is what the public calls on a
- * base run.
+ * White-box tests of the paths' decisions (module/paths.c, fast.c and
+ * handoff.c), and clock.c's where they meet, one decision at a time: the
+ * window edge, which lane may touch which region, what a fast update may
+ * leave pending, the fast path while far work is pending, the order and
+ * the ->want of the hand-off, the doors of the drain, the slow-side calls
+ * against a request in flight, the far exits of the slow side, a timer
+ * base's due list and the arming of its hrtimer. The cases call the timer
+ * calls of fast.c and handoff.c on a queue, tq_fast_update(),
+ * tq_timer_arm() and the rest (module/paths.h): on a plain queue, or on a
+ * base's (tq_base_queue()), which is what the public calls on a base run.
  *
- * This file includes paths.c itself, as tools/testing/vma includes
- * mm/vma.c, so that a case can:
+ * This file includes paths.c, fast.c and handoff.c themselves, as
+ * tools/testing/vma includes mm/vma.c, so that a case can:
  *
  *  - call one lane (tq_fast_near(), tq_fast_far(), tq_fast_cross()) under
  *    the locks its tq_try_*() takes, and see what it refuses;
  *  - stop the slow side between two steps of pending work by hand, with
  *    q->budget, as tq_finish() leaves it at a door;
  *  - run another context's call at an exact point of a path, through a
- *    hook on the primitive paths.c calls there: test_and_set_bit() and
- *    llist_add() in the hand-off, cond_resched() at a door,
- *    wait_var_event() where a slow-side call sleeps. A hook runs once,
- *    at the next call after a case sets it.
+ *    hook on the primitive the paths call there: test_and_set_bit() and
+ *    llist_add() in the hand-off (fast.c), cond_resched() at a door
+ *    (paths.c), wait_var_event() where a slow-side call sleeps
+ *    (handoff.c). A hook runs once, at the next call after a case sets it.
  *
  * Nothing runs but the test: the kick, the work and the hrtimer run when
  * a case runs them (settle(), run_all()), on compat's virtual clock. The
@@ -39,7 +39,7 @@
 #include <linux/slab.h>
 #include <linux/timeq.h>
 
-/* --- hooks on what paths.c calls, then paths.c itself --- */
+/* --- hooks on what the paths call, then the paths themselves --- */
 
 struct hook {
 	void	(*fn)(void *arg);
@@ -97,6 +97,8 @@ static void white_cond_resched(void)
 	} while (0)
 
 #include "../../../module/paths.c"
+#include "../../../module/fast.c"
+#include "../../../module/handoff.c"
 #include "../../../module/clock.h"
 
 /* --- fixtures --- */

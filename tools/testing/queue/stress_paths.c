@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * module/paths.c in userspace: the fast and slow paths over one queue,
- * with pthread spinlocks standing in for the kernel's (compat/compat.h).
- * Built under ThreadSanitizer by `make check`, and without it for
- * measuring the fast path natively.
+ * module/paths.c, fast.c and handoff.c in userspace: the fast and slow
+ * paths over one queue, with pthread spinlocks standing in for the
+ * kernel's (compat/compat.h). Built under ThreadSanitizer by `make check`,
+ * and without it for measuring the fast path natively.
  *
  * Fast threads stand in for softirqs: they only call tq_fast_update() and
  * tq_fast_min(), the fast path on a plain queue (module/paths.h), which

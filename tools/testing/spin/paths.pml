@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * module/paths.c and module/clock.c: the slow side's locking and calls,
- * their doors, the hand-off and its drain, the waits of the timer calls,
- * delete_sync/shutdown_sync, the expiry and the arming of the hrtimer of
- * a timer base, and the fast path's three lanes and fast min. Function
- * names are the code's; comments say where the model departs from it.
+ * module/paths.c, fast.c, handoff.c and clock.c: the slow side's locking
+ * and calls, their doors, the hand-off and its drain, the waits of the
+ * timer calls, delete_sync/shutdown_sync, the expiry and the arming of the
+ * hrtimer of a timer base, and the fast path's three lanes and fast min.
+ * Function names are the code's; comments say where the model departs from
+ * it.
  *
  * Steps. Each atomic block is one step, in which a process touches only
  * what the locks it holds guard, plus one racy access (a read of a word

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Model-check the concurrency protocol of module/paths.c and clock.c
-# (timeq.pml says what the model covers): each scope must pass over its
-# whole state space, and each planted bug (a -D flag that reverts one rule
-# of the code) must be caught. Prints TAP, one line per scope and per
-# planted bug, with the states and the time in a diagnostic line; exits
+# Model-check the concurrency protocol of module/paths.c, fast.c, handoff.c
+# and clock.c (timeq.pml says what the model covers): each scope must pass
+# over its whole state space, and each planted bug (a -D flag that reverts
+# one rule of the code) must be caught. Prints TAP, one line per scope and
+# per planted bug, with the states and the time in a diagnostic line; exits
 # non-zero on any failure. Builds in build/spin/, never in the source
 # directory.
 #

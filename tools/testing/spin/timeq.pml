@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A Promela model of timeq's concurrency protocol (module/paths.c and
- * module/clock.c over module/queue.c), for spin. tools/testing/spin/run.sh
- * checks it; see "Running" below.
+ * A Promela model of timeq's concurrency protocol (module/paths.c, fast.c,
+ * handoff.c and clock.c over module/queue.c), for spin.
+ * tools/testing/spin/run.sh checks it; see "Running" below.
  *
  * What it covers
  * --------------
@@ -58,17 +58,18 @@
  * writes @min once, while the far paths may read it; the far paths' own
  * operations neither read nor write it.
  *
- * paths.pml models paths.c and clock.c step by step under the code's own
- * function names; queue.pml abstracts queue.c (regions, roles, counts and
- * the pending work done in budgeted steps, not the lists); state.pml is
- * the state; spec.pml the properties: the queue's shape whenever every
- * lock is free, the minimum that timeq_fast_min() and timeq_first() read,
- * P-a "no hand-off applied out of order", P-b "no request lost", a timer
- * shut down stays disarmed, no timer freed while anything refers to it or
- * touched after it is freed, every write under the lock that guards it,
- * the hrtimer at quiescence set iff the queue holds a timer and no later
- * than the minimum, and no process waiting for ever, blocked (an invalid
- * end state) or, in the livelock mode, running (a non-progress cycle).
+ * paths.pml models paths.c, fast.c, handoff.c and clock.c step by step
+ * under the code's own function names; queue.pml abstracts queue.c
+ * (regions, roles, counts and the pending work done in budgeted steps, not
+ * the lists); state.pml is the state; spec.pml the properties: the queue's
+ * shape whenever every lock is free, the minimum that timeq_fast_min() and
+ * timeq_first() read, P-a "no hand-off applied out of order", P-b "no
+ * request lost", a timer shut down stays disarmed, no timer freed while
+ * anything refers to it or touched after it is freed, every write under
+ * the lock that guards it, the hrtimer at quiescence set iff the queue
+ * holds a timer and no later than the minimum, and no process waiting for
+ * ever, blocked (an invalid end state) or, in the livelock mode, running
+ * (a non-progress cycle).
  *
  * Bounds: delta = 1 tick and M = horizon = 4, so a bucket is one time;
  * TIMEQ_STEP = TIMEQ_WALK = 1 and TIMEQ_HOLD = 2 (1 where a scope says
@@ -215,10 +216,10 @@
  * ------
  *
  * The model is a hand-written abstraction: that the C code does what it
- * says is for tools/testing/explore, which runs module/queue.c, paths.c
- * and clock.c themselves under a PCT scheduler with every lock, atomic
- * bit operation, llist operation, wait and wake-up a scheduling point.
- * Left to it:
+ * says is for tools/testing/explore, which runs module/queue.c, paths.c,
+ * fast.c, handoff.c and clock.c themselves under a PCT scheduler with
+ * every lock, atomic bit operation, llist operation, wait and wake-up a
+ * scheduling point. Left to it:
  *
  *  - the wake-ups (paths.pml, "Waits"): one the code forgets is not seen;
  *  - sizes: buckets, lock holds and steps of real length (TIMEQ_HOLD 64),

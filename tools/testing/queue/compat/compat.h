@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Just enough of the kernel for module/queue.c, paths.c and clock.c to
- * build unchanged in userspace, the way tools/testing/radix-tree builds
- * lib/radix-tree.c. Every <linux/...> header they include is a one-line
- * file beside this one that includes it.
+ * Just enough of the kernel for module/queue.c, paths.c, fast.c, handoff.c
+ * and clock.c to build unchanged in userspace, the way
+ * tools/testing/radix-tree builds lib/radix-tree.c. Every <linux/...>
+ * header they include is a one-line file beside this one that includes it.
  *
  * Allocations go through compat.c, which counts them (a test fails if any
  * is left at the end) and can be told to fail the next one.

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timeq: the fast path, tq_fast_update() and tq_fast_min(), which a base's
+ * timeq_fast_update() and timeq_fast_min() (clock.c) run on its queue. It
+ * tries the locks of paths.c ("Locks" there), and hands what it cannot do
+ * at once to the slow path (handoff.c).
+ *
+ * The fast path
+ * -------------
+ *
+ * timeq_fast_update() guesses from a racy read of the timer's tag and of
+ * the clock which lane it needs, tries that lane's locks, checks the
+ * guess under them, and applies the update only if it costs O(1) and
+ * leaves no work pending:
+ *
+ *	near lane	head_lock, head2_lock: an update within buckets cur
+ *			and cur + 1, or an insert there. If the move would
+ *			empty the head while bucket list cur + 1 still holds
+ *			nodes, I4 would want that list pulled: deferred.
+ *	far lane	bucket_lock: what tq_far_ok() allows the slow side,
+ *			for a queued timer. This is a refreshed time-out,
+ *			moved later, far ahead.
+ *	cross lane	all three: any other insert or move, unless it takes
+ *			the minimum to a far time (finding the next minimum
+ *			may need a walk) or empties the head as above.
+ *
+ * The near lane also inserts while the slow side is between two steps of
+ * far work (a WALK, EVICT or RESOLVE): the heads were empty when that work
+ * began, so a node put there is the minimum, and the work's last step
+ * looks at the heads first. Every other update waits for no work to be
+ * pending: moving the minimum would settle it anew. A failed trylock, a
+ * failed check or pending work defers the update; the fast path never
+ * waits.
+ *
+ * The fast path reaches nothing that spins or sleeps: no hrtimer and no
+ * workqueue call. Where an update needs the slow path to run, or moves a
+ * base's minimum earlier than its hrtimer is set for, it queues
+ * @kick, an irq_work: irq_work_queue() claims the item with an atomic
+ * operation and raises a self-interrupt, whose handler (tq_kick()) queues
+ * the work, re-arms the hrtimer and wakes the slow-side calls waiting for
+ * a request.
+ *
+ * What "never waits" and "O(1) worst case" mean for the fast path: it
+ * takes no lock it could wait for, and runs no loop whose length depends
+ * on the queue. Three of its steps are lock-free rather than wait-free,
+ * each a loop that retries only when another context's operation on the
+ * same word completed in between: llist_add(), a compare-and-exchange on
+ * the list's first entry (another push, or the drain's llist_del_all());
+ * irq_work_queue()'s claim, an atomic_fetch_or() that is such a loop on
+ * some architectures (another claim, or the irq_work running, maybe on
+ * this CPU from a hard interrupt); and, in a base's queue, the latch
+ * read of ktime_get_mono_fast_ns() (a timekeeping update).
+ *
+ * Counting and tracing
+ * --------------------
+ *
+ * Every path counts what it does in the queue's per-CPU counters
+ * (stats.h): this_cpu_inc() takes no lock and writes a line no other CPU
+ * writes. A failed trylock is counted where it fails. A hand-off is
+ * counted twice, once in all and once under its reason (&enum
+ * timeq_defer), which the check that refused it gives;
+ * timeq_get_fast_stats() reads them for in-kernel users.
+ *
+ * Each outcome fires a tracepoint (trace/timeq.h). Disabled, a tracepoint
+ * is a static branch: a no-op instruction in the path. Enabled, it
+ * reserves an entry in this CPU's ring buffer, which takes no lock and
+ * never waits (a full buffer overwrites its oldest entry, or drops the
+ * new one), hashes the node's address for its id (SipHash of one word),
+ * copies five fields and commits the entry: no loop and no wait, so the
+ * fast path stays O(1) and still never waits. The fast path fires its
+ * event after it has dropped the locks it tried.
+ */
+
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/llist.h>
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timeq.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+#include "paths.h"
+#include "queue.h"
+#include "stats.h"
+#include "trace/timeq.h"
+
+/*
+ * Is @time in the window of @q, whose clock reads @now? 0 if it is (a time
+ * before @now is taken as @now), -ERANGE if it is beyond the horizon, and
+ * -EAGAIN if only the slow path can tell: a base's queue's @now lags
+ * CLOCK_MONOTONIC until the slow path next runs.
+ */
+static int tq_window(const struct timeq *q, u64 now, u64 time)
+{
+	u64 tick;
+
+	if (time < now || time - now < q->horizon)
+		return 0;
+	if (!q->base)
+		return -ERANGE;
+	tick = tq_clock_fast_tick(q);
+	return time < tick || time - tick < q->horizon ? -EAGAIN : -ERANGE;
+}
+
+/*
+ * A lane's answer when only the slow path can apply the update: -EAGAIN,
+ * with *@why set to the &enum timeq_defer that says why.
+ */
+static int tq_lane_defer(int *why, int reason)
+{
+	*why = reason;
+	return -EAGAIN;
+}
+
+/*
+ * What every lane checks first, under its locks: the timer, then whether
+ * @time is in the window of @q's clock. A time before the clock is taken
+ * as the clock.
+ */
+static int tq_fast_check(struct timeq *q, struct timeq_timer *timer, u64 time,
+			 int *why)
+{
+	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+		return -ESHUTDOWN;
+	/* Under a lock the drain holds: see "The hand-off". */
+	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		return tq_lane_defer(why, TIMEQ_DEFER_JOINED);
+	if (tq_foreign(&timer->node, q))
+		return -EBUSY;
+	/*
+	 * On the due list (module/clock.c), which only a holder of every lock
+	 * changes: its link is in use, and the slow side re-arms it.
+	 */
+	if (tq_tag(&timer->node) == TQ_TAG_OUT)
+		return tq_lane_defer(why, TIMEQ_DEFER_DUE);
+	switch (tq_window(q, q->now, time)) {
+	case -ERANGE:
+		return -ERANGE;
+	case -EAGAIN:
+		return tq_lane_defer(why, TIMEQ_DEFER_CLOCK);
+	}
+	return 0;
+}
+
+/* The minimum moved from @old to earlier: a base re-arms. */
+static void tq_fast_changed(struct timeq *q, u64 old)
+{
+	if (q->base && READ_ONCE(q->min_time) < old)
+		irq_work_queue(&q->kick);
+}
+
+/*
+ * The far lane, under bucket_lock: a queued far timer moved far. What
+ * tq_far_ok() refuses needs head_lock too: work pending, a timer that is
+ * the minimum, one that left the far region, or one that would become the
+ * minimum.
+ */
+static int tq_fast_far(struct timeq *q, struct timeq_timer *timer, u64 time,
+		       int *why) __must_hold(&q->bucket_lock)
+{
+	int ret = tq_fast_check(q, timer, time, why);
+
+	lockdep_assert_held(&q->bucket_lock);
+	if (ret)
+		return ret;
+	time = max(time, q->now);
+	if (q->pend != TQ_PEND_NONE)
+		return tq_lane_defer(why, TIMEQ_DEFER_WORK);
+	/* Read without head_lock, as tq_far_ok() reads it. */
+	if (READ_ONCE(q->min) == &timer->node)
+		return tq_lane_defer(why, TIMEQ_DEFER_MIN_FAR);
+	if (!READ_ONCE(timer->node.owner) || !tq_far_ok(q, &timer->node, time))
+		return tq_lane_defer(why, TIMEQ_DEFER_LANE);
+	return __timeq_far_update(q, &timer->node, time);
+}
+
+/*
+ * Would moving @node (in @q, or in none) to @time leave work pending, or
+ * need a far walk for the next minimum? Then the fast path defers.
+ * TQ_CHECK_NEXT: only if bucket list cur + 1 holds nodes (I4), which
+ * bucket_lock guards.
+ */
+enum { TQ_SHORT, TQ_LONG, TQ_CHECK_NEXT };
+
+static int tq_fast_length(struct timeq *q, struct timeq_node *node, u64 time)
+{
+	u64 rel = tq_rel(q, time);
+
+	if (!node->owner)
+		return TQ_SHORT;
+	/* The minimum going far: the next one may need a walk. */
+	if (q->min == node && rel >= 2)
+		return TQ_LONG;
+	/* Emptying the head while the calendar holds part of the next bucket. */
+	if (tq_is_head(q, node) && q->head->count == 1 && rel >= 1)
+		return TQ_CHECK_NEXT;
+	return TQ_SHORT;
+}
+
+/* Does bucket list cur + 1 hold nodes? With bucket_lock held. */
+static bool tq_next_in_calendar(const struct timeq *q)
+	__must_hold(&q->bucket_lock)
+{
+	lockdep_assert_held(&q->bucket_lock);
+	return q->bucket_count[tq_slot(q, tq_cur(q) + 1)];
+}
+
+/*
+ * tq_next_in_calendar() from the near lane, trying bucket_lock: 0 if the
+ * list is empty, -EAGAIN if it holds nodes, -ENOLCK if the lock was taken.
+ */
+static int tq_try_next_in_calendar(struct timeq *q, int *why)
+{
+	bool ret;
+
+	if (!spin_trylock(&q->bucket_lock)) {
+		this_cpu_inc(q->counters->fast_contended);
+		return -ENOLCK;
+	}
+	ret = tq_next_in_calendar(q);
+	spin_unlock(&q->bucket_lock);
+	return ret ? tq_lane_defer(why, TIMEQ_DEFER_HEAD) : 0;
+}
+
+/* The near lane, under head_lock and head2_lock: within buckets cur, cur + 1. */
+static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time,
+			int *why) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock)
+{
+	struct timeq_node *node = &timer->node;
+	u64 old = q->min_time;
+	int ret = tq_fast_check(q, timer, time, why);
+
+	lockdep_assert_held(&q->head_lock);
+	lockdep_assert_held(&q->head2_lock);
+	if (ret)
+		return ret;
+	if (q->pend == TQ_PEND_PULL_NEXT || q->pend == TQ_PEND_PULL_HEAD)
+		return tq_lane_defer(why, TIMEQ_DEFER_WORK);
+	time = max(time, q->now);
+	if (tq_rel(q, time) > 1)
+		return tq_lane_defer(why, TIMEQ_DEFER_LANE);
+	/* A far node's word may be rewritten by the far lane meanwhile. */
+	if (READ_ONCE(node->owner)) {
+		/*
+		 * Near: the lane's locks guard it (see "Locks"). Not while far
+		 * work is pending: moving the minimum would settle it anew.
+		 */
+		if (tq_is_far(q, node))
+			return tq_lane_defer(why, TIMEQ_DEFER_LANE);
+		if (q->pend != TQ_PEND_NONE)
+			return tq_lane_defer(why, TIMEQ_DEFER_WORK);
+		switch (tq_fast_length(q, node, time)) {
+		case TQ_LONG:
+			return tq_lane_defer(why, TIMEQ_DEFER_MIN_FAR);
+		case TQ_CHECK_NEXT:
+			ret = tq_try_next_in_calendar(q, why);
+			if (ret)
+				return ret;
+			break;
+		}
+		ret = __timeq_update(q, node, time);
+	} else {
+		ret = __timeq_insert(q, node, time);
+	}
+	tq_fast_changed(q, old);
+	return ret;
+}
+
+/* The cross lane, under every lock: any other O(1) insert or move. */
+static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
+			 int *why) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
+{
+	struct timeq_node *node = &timer->node;
+	u64 old = q->min_time;
+	int ret = tq_fast_check(q, timer, time, why);
+
+	if (ret)
+		return ret;
+	if (q->pend != TQ_PEND_NONE)
+		return tq_lane_defer(why, TIMEQ_DEFER_WORK);
+	time = max(time, q->now);
+	switch (tq_fast_length(q, node, time)) {
+	case TQ_LONG:
+		return tq_lane_defer(why, TIMEQ_DEFER_MIN_FAR);
+	case TQ_CHECK_NEXT:
+		if (tq_next_in_calendar(q))
+			return tq_lane_defer(why, TIMEQ_DEFER_HEAD);
+		break;
+	}
+	if (node->owner)
+		ret = __timeq_update(q, node, time);
+	else
+		ret = __timeq_insert(q, node, time);
+	tq_fast_changed(q, old);
+	return ret;
+}
+
+/* Hand a request to the slow path; no lock is held. */
+static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	int ret = tq_window(q, READ_ONCE(q->now), time);
+
+	if (ret == -ERANGE)
+		return ret;
+	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+		return -ESHUTDOWN;
+	WRITE_ONCE(timer->want, time);
+	if (!test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags)) {
+		if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags)) {
+			clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+			/* A shutdown_sync may wait for it: tq_kick() wakes it. */
+			irq_work_queue(&q->kick);
+			return -ESHUTDOWN;
+		}
+		/*
+		 * The request is ours, and so is ->want: another update may
+		 * have written it, handed it off and had it drained since our
+		 * write above (see "The hand-off").
+		 */
+		WRITE_ONCE(timer->want, time);
+		llist_add(&timer->handoff, &q->handoffs);
+		this_cpu_inc(q->counters->handoffs);
+		irq_work_queue(&q->kick);
+	}
+	return TIMEQ_DEFERRED;
+}
+
+/* The lanes: which locks a fast update tries. */
+enum tq_lane { TQ_LANE_NEAR, TQ_LANE_FAR, TQ_LANE_CROSS };
+
+/* A guess from racy reads; each lane checks it under its locks. */
+static enum tq_lane tq_fast_lane(const struct timeq *q,
+				 const struct timeq_node *node, u64 time)
+{
+	unsigned long owner = READ_ONCE(node->owner);
+	u64 now = READ_ONCE(q->now);
+	bool far = max(time, now) >> q->delta_shift >=
+		   (now >> q->delta_shift) + 2;
+	unsigned int tag = owner & TIMEQ_NODE_TAG_MASK;
+
+	if (!owner)
+		return far ? TQ_LANE_CROSS : TQ_LANE_NEAR;
+	if (tag == TQ_TAG_CALENDAR || tq_tag_plays(q, tag, READ_ONCE(q->focus)))
+		return far ? TQ_LANE_FAR : TQ_LANE_CROSS;
+	return far ? TQ_LANE_CROSS : TQ_LANE_NEAR;
+}
+
+/*
+ * Each lane: try its locks, apply, or defer: -EAGAIN where the update
+ * needs the slow path, with *@why saying why, -ENOLCK where a lock was
+ * taken.
+ */
+static int tq_try_far(struct timeq *q, struct timeq_timer *timer, u64 time,
+		      int *why)
+{
+	int ret;
+
+	if (!spin_trylock(&q->bucket_lock)) {
+		this_cpu_inc(q->counters->fast_contended);
+		return -ENOLCK;
+	}
+	ret = tq_fast_far(q, timer, time, why);
+	spin_unlock(&q->bucket_lock);
+	return ret;
+}
+
+static int tq_try_near(struct timeq *q, struct timeq_timer *timer, u64 time,
+		       int *why)
+{
+	int ret;
+
+	if (!spin_trylock(&q->head_lock))
+		goto contended;
+	if (!spin_trylock(&q->head2_lock))
+		goto unlock_head;
+	ret = tq_fast_near(q, timer, time, why);
+	spin_unlock(&q->head2_lock);
+	spin_unlock(&q->head_lock);
+	return ret;
+
+unlock_head:
+	spin_unlock(&q->head_lock);
+contended:
+	this_cpu_inc(q->counters->fast_contended);
+	return -ENOLCK;
+}
+
+static int tq_try_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
+			int *why)
+{
+	int ret;
+
+	if (!spin_trylock(&q->head_lock))
+		goto contended;
+	if (!spin_trylock(&q->head2_lock))
+		goto unlock_head;
+	if (!spin_trylock(&q->bucket_lock))
+		goto unlock_head2;
+	ret = tq_fast_cross(q, timer, time, why);
+	spin_unlock(&q->bucket_lock);
+	spin_unlock(&q->head2_lock);
+	spin_unlock(&q->head_lock);
+	return ret;
+
+unlock_head2:
+	spin_unlock(&q->head2_lock);
+unlock_head:
+	spin_unlock(&q->head_lock);
+contended:
+	this_cpu_inc(q->counters->fast_contended);
+	return -ENOLCK;
+}
+
+/* Count and trace a fast update that was applied, or refused with @ret. */
+static int tq_fast_done(struct timeq *q, struct timeq_timer *timer, u64 time,
+			int ret)
+{
+	if (ret < 0) {
+		this_cpu_inc(q->counters->fast_refused);
+		trace_timeq_fast_refused(q, timer, time, ret);
+	} else {
+		this_cpu_inc(q->counters->fast_applied);
+		trace_timeq_fast_applied(q, timer, time, ret);
+	}
+	return ret;
+}
+
+/*
+ * Hand a fast update off, and count and trace it as deferred for @why, an
+ * &enum timeq_defer.
+ */
+static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
+			 int why)
+{
+	int ret = tq_handoff(q, timer, time);
+
+	if (ret < 0)
+		return tq_fast_done(q, timer, time, ret);
+	this_cpu_inc(q->counters->fast_deferred);
+	this_cpu_inc(q->counters->fast_deferred_why[why]);
+	trace_timeq_fast_deferred(q, timer, time, why);
+	return ret;
+}
+
+/* timeq_fast_update() on @q: a base's queue, or a plain one in tests. */
+int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	int why = TIMEQ_DEFER_LANE, ret;
+
+	lockdep_assert_in_softirq();
+	/* A request is pending: this one joins it, without touching a lock. */
+	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
+	if (tq_foreign(&timer->node, q))
+		return tq_fast_done(q, timer, time, -EBUSY);
+	switch (tq_fast_lane(q, &timer->node, time)) {
+	case TQ_LANE_FAR:
+		ret = tq_try_far(q, timer, time, &why);
+		break;
+	case TQ_LANE_NEAR:
+		ret = tq_try_near(q, timer, time, &why);
+		break;
+	default:
+		ret = tq_try_cross(q, timer, time, &why);
+		break;
+	}
+	if (ret == -ENOLCK)
+		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_CONTENDED);
+	if (ret == -EAGAIN)
+		return tq_fast_defer(q, timer, time, why);
+	return tq_fast_done(q, timer, time, ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_fast_update);
+
+/* timeq_fast_min() on @q, as tq_fast_update(). */
+int tq_fast_min(struct timeq *q, u64 *time)
+{
+	int ret;
+
+	lockdep_assert_in_softirq();
+	if (!spin_trylock(&q->head_lock)) {
+		this_cpu_inc(q->counters->fast_contended);
+		return -EAGAIN;
+	}
+	if (q->min) {
+		*time = q->min_time;
+		ret = 0;
+	} else {
+		ret = q->pend != TQ_PEND_NONE ? -EAGAIN : -ENOENT;
+	}
+	spin_unlock(&q->head_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_fast_min);
