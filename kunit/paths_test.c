@@ -85,7 +85,7 @@ static void check(struct kunit *test, struct timeq *q)
 {
 	char why[128] = "";
 
-	KUNIT_EXPECT_EQ_MSG(test, timeq_check(q, why, sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ_MSG(test, tq_check(q, why, sizeof(why)), 0, "%s", why);
 }
 
 /* The fast path from process context: with bottom halves off, as it asks. */
@@ -1678,7 +1678,7 @@ static void paths_test_stress(struct kunit *test)
 			s->deleted += timeq_timer_delete(s->base, &st->timer);
 			break;
 		case 55 ... 61:
-			if (timeq_check(s->q, why, sizeof(why))) {
+			if (tq_check(s->q, why, sizeof(why))) {
 				KUNIT_FAIL(test, "mid-stress: %s", why);
 				goto stop;
 			}
@@ -1720,7 +1720,8 @@ stop:
 	settle(s->q);
 	KUNIT_EXPECT_EQ(test, timeq_count(s->q), 0);
 	KUNIT_EXPECT_TRUE(test, llist_empty(&s->q->handoffs));
-	KUNIT_EXPECT_EQ_MSG(test, timeq_check(s->q, why, sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ_MSG(test, tq_check(s->q, why, sizeof(why)), 0, "%s",
+			    why);
 #ifdef TIMEQ_DEBUG_FIFO
 	inserted = atomic64_read(&s->q->inserted);
 	KUNIT_EXPECT_EQ(test, inserted, atomic_long_read(&s->fired) + s->deleted);

@@ -20,6 +20,7 @@
 #include <linux/timekeeping.h>
 #include <linux/timeq.h>
 
+#include "../module/clock.h"
 #include "../module/queue.h"
 #include "lateness.h"
 #include "queue_diff.h"
@@ -115,11 +116,9 @@ out_free:
  * by this function), counted for that reason. With timeq's tracepoints
  * enabled each fires its event, which tools/testing/vm/trace.sh looks for.
  *
- * The fast path is a timer base's, and the lock that of the base's queue,
- * which module/ keeps private: a stock kernel's timeq.ko exports nothing
- * that leads to it, so it is read from the owner word of the timer queued
- * there (tq_owner(), module/queue.h). Ticks of 100 ms, and buckets of 64
- * of them, keep both times seconds from due and in the two buckets of the
+ * The fast path is a timer base's, and the lock that of the base's queue
+ * (tq_base_queue(), module/clock.h). Ticks of 100 ms, and buckets of 64 of
+ * them, keep both times seconds from due and in the two buckets of the
  * near lane, which takes head_lock first.
  */
 #define OUTCOME_GRAN	(100 * NSEC_PER_MSEC)
@@ -141,8 +140,8 @@ static int smoke_fast_outcomes(void)
 	local_bh_disable();
 	applied = timeq_fast_update(base, &timer, now + 10);
 	refused = timeq_fast_update(base, &timer, now + 5000);
-	q = tq_owner(&timer.node);
-	if (applied == TIMEQ_APPLIED && q) {
+	q = tq_base_queue(base);
+	if (applied == TIMEQ_APPLIED) {
 		spin_lock(&q->head_lock);
 		deferred = timeq_fast_update(base, &timer, now + 20);
 		spin_unlock(&q->head_lock);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * timeq: the timer base, a queue whose clock is CLOCK_MONOTONIC.
+ * timeq: the timer base's clock, CLOCK_MONOTONIC, and its expiry.
  *
- * A struct timeq_base composes a struct timeq, its queue, with the clock
- * and the machinery that expires it, as an hrtimer_clock_base composes a
- * timerqueue_head. Its queue counts time in ticks of a chosen granularity:
+ * A struct timeq_base (clock.h) composes a struct timeq, its queue, with
+ * the clock and the machinery that expires it, as an hrtimer_clock_base
+ * composes a timerqueue_head; base.c makes it and has its calls, and this
+ * file keeps its clock. Its queue counts time in ticks of a granularity:
  * tick = ktime_get_ns() / granularity. It holds timers (struct
  * timeq_timer), each with a callback, and the base expires them itself:
  *
@@ -32,8 +33,9 @@
  *    current tick, never past it (tq_clock_catch_up()), so a timer armed
  *    for the current tick keeps that time.
  *  - The queue's clock lags CLOCK_MONOTONIC only until the slow side next
- *    runs: every slow-side call first catches it up (tq_clock_catch_up()),
- *    as far as the timers not yet expired allow. A timer that needs more
+ *    runs: every timer call, and the work, first catches it up
+ *    (tq_clock_catch_up(), from handoff.c's tq_timer_begin()), as does
+ *    each turn of the expiry, as far as the timers not yet expired allow. A timer that needs more
  *    of the window than that, to a time at most the horizon past the
  *    current tick, gets it (tq_clock_make_room()): the timers before the
  *    new clock leave the queue, in its order, for @due, a list of timers
@@ -105,41 +107,6 @@ MODULE_PARM_DESC(expire_budget,
 
 /* base.armed when the hrtimer is not armed. */
 #define TQ_UNARMED	U64_MAX
-
-/**
- * struct timeq_base - a timer base: a queue of timers, and their clock
- * @hrtimer:	fires at the earliest timer's tick and queues the work; first,
- *		so that the address /proc/timer_list shows for it is the
- *		base's, by which kmemleak knows the object
- * @queue:	the queue that holds the timers (module/queue.h)
- * @granularity: nanoseconds per tick
- * @arm_lock:	serialises the setting of @hrtimer and @armed
- * @armed:	the tick @hrtimer is set for, or %TQ_UNARMED
- * @due:	timers whose tick has passed, out of the queue in its order,
- *		whose callbacks have not run yet
- * @running:	the timer whose callback is running, or NULL
- * @stopping:	timeq_base_destroy() has begun: arm nothing, queue
- *		nothing
- * @wait:	where timeq_delete_sync() waits for @running to change
- * @expiry:	held by each run of the expiry (tq_clock_run())
- *
- * @due, @running and @stopping are guarded by the queue's head_lock,
- * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
- * @arm_lock. The queue's @base points back here: the paths call the
- * tq_clock_* functions below for a base's queue only.
- */
-struct timeq_base {
-	struct hrtimer		hrtimer;
-	struct timeq		queue;
-	u64			granularity;
-	raw_spinlock_t		arm_lock;
-	u64			armed;
-	struct list_head	due;
-	struct timeq_timer	*running;
-	bool			stopping;
-	wait_queue_head_t	wait;
-	struct mutex		expiry;		/* one run at a time */
-};
 
 static u64 tq_clock_tick(const struct timeq_base *base)
 {
@@ -321,7 +288,7 @@ bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
  * lists, the list is in order of time, and no time is after the clock.
  * Return: 0, or -EUCLEAN with a description in @buf.
  */
-int tq_clock_check(struct timeq *q, char *buf, size_t len)
+static int tq_clock_check(struct timeq *q, char *buf, size_t len)
 	__must_hold(&q->head_lock)
 {
 	struct timeq_timer *timer;
@@ -377,6 +344,20 @@ static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 	if (timer)
 		return timer->node.time <= tick;
 	return q->min && q->min_time <= tick;
+}
+
+/*
+ * How late a callback for tick @time starts, in nanoseconds, counted in
+ * the lateness histogram: a timer of tick t is due at t * granularity.
+ */
+static u64 tq_clock_late(struct timeq *q, u64 time)
+{
+	u64 due = time * q->base->granularity;
+	u64 now = ktime_get_ns();
+	u64 late = now > due ? now - due : 0;
+
+	tq_stats_lateness(q, late);
+	return late;
 }
 
 /*
@@ -491,20 +472,6 @@ unsigned long timeq_expire(struct timeq_base *base)
 }
 EXPORT_SYMBOL_NS_GPL(timeq_expire, TIMEQ_NS);
 
-/*
- * How late a callback for tick @time starts, in nanoseconds, counted in
- * the lateness histogram: a timer of tick t is due at t * granularity.
- */
-u64 tq_clock_late(struct timeq *q, u64 time)
-{
-	u64 due = time * q->base->granularity;
-	u64 now = ktime_get_ns();
-	u64 late = now > due ? now - due : 0;
-
-	tq_stats_lateness(q, late);
-	return late;
-}
-
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock)
 {
@@ -542,85 +509,9 @@ VISIBLE_IF_KUNIT bool tq_clock_stopping(struct timeq *q)
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_stopping);
 #endif
 
-/* The first step of timeq_base_destroy(): no more hrtimer, no more work. */
-void tq_clock_stop(struct timeq *q)
+/* The clock's part of timeq_base_create(), before the queue is made. */
+void tq_clock_init(struct timeq_base *base, u64 granularity)
 {
-	tq_lock(q);
-	WRITE_ONCE(q->base->stopping, true);
-	tq_unlock(q);
-	irq_work_sync(&q->kick);
-	hrtimer_cancel(&q->base->hrtimer);
-}
-
-/*
- * Release up to TIMEQ_STEP timers of @due, each left in no list and not
- * due, as __timeq_release_step() releases queued nodes; for
- * timeq_base_destroy(), once the work can no longer run. Returns true while
- * timers are left.
- */
-bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock)
-{
-	struct list_head *due = &q->base->due;
-	struct timeq_timer *timer;
-	unsigned int n;
-
-	lockdep_assert_held(&q->head_lock);
-	for (n = 0; n < TIMEQ_STEP; n++) {
-		timer = list_first_entry_or_null(due, struct timeq_timer,
-						 node.entry);
-		if (!timer)
-			return false;
-		tq_clock_cancel_due(q, timer);
-		q->visits++;
-	}
-	return !list_empty(due);
-}
-
-/**
- * timeq_base_create - a timer base, which expires its timers itself
- * @granularity: nanoseconds per tick, at least 1
- * @horizon:	timers are accepted up to @horizon ticks ahead of the
- *		base's clock (1 to 2^40, and @horizon * @granularity at most
- *		2^62 ns)
- * @delta:	the bucket width, as for timeq_create()
- * @nbuckets:	the number of buckets, as for timeq_create()
- * @gfp:	allocation flags
- *
- * Times on the base are CLOCK_MONOTONIC nanoseconds divided by
- * @granularity; timeq_base_ticks() reads that clock. The base's own
- * clock, where its window starts, follows it, held back by timers whose
- * tick has passed and whose callbacks have not run; a timer armed beyond
- * that window, up to @horizon ticks past the current tick, moves it on,
- * and the timers it passes wait for their callbacks outside the window.
- * So a late expiry never narrows the window a caller can arm in. Arm
- * timers with timeq_timer_arm() or timeq_fast_update(). A timer of time t
- * is expired once ktime_get_ns() >= t * @granularity: it is removed and
- * its callback runs in process context, on the module's workqueue (or in
- * the caller of timeq_expire()), never earlier, one callback at a time.
- * An hrtimer is armed only while the base holds a timer. The base
- * composes a queue of timeq_create()'s shape, which its callers do not
- * see: the node calls take a &struct timeq.
- *
- * Context: process context, may sleep, whatever @gfp says: it takes a
- * mutex and makes a file in debugfs.
- * Return: the base; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
- * if the memory could not be had.
- */
-struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
-				     unsigned int delta, unsigned int nbuckets,
-				     gfp_t gfp)
-{
-	struct timeq_base *base;
-	u64 span;
-	int err;
-
-	might_sleep();
-	if (!granularity || check_mul_overflow(horizon, granularity, &span) ||
-	    span > 1ULL << 62)
-		return ERR_PTR(-EINVAL);
-	base = kzalloc(sizeof(*base), gfp);
-	if (!base)
-		return ERR_PTR(-ENOMEM);
 	base->granularity = granularity;
 	hrtimer_setup(&base->hrtimer, tq_clock_fire, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS);
@@ -629,50 +520,84 @@ struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
 	INIT_LIST_HEAD(&base->due);
 	init_waitqueue_head(&base->wait);
 	mutex_init(&base->expiry);
-	err = tq_queue_init(&base->queue, base, tq_clock_tick(base), horizon,
-			    delta, nbuckets, gfp);
-	if (err)
-		goto err_free_base;
-	return base;
-
-err_free_base:
-	mutex_destroy(&base->expiry);
-	kfree(base);
-	return ERR_PTR(err);
 }
-EXPORT_SYMBOL_NS_GPL(timeq_base_create, TIMEQ_NS);
+
+/* The last step of timeq_base_destroy(), or of a failed create. */
+void tq_clock_exit(struct timeq_base *base)
+{
+	mutex_destroy(&base->expiry);
+}
+
+/*
+ * The first step of timeq_base_destroy(): no more hrtimer, and no more
+ * work queued by it or by a kick (tq_queue_exit() then waits for the
+ * work).
+ */
+void tq_clock_stop(struct timeq_base *base)
+{
+	struct timeq *q = &base->queue;
+
+	tq_lock(q);
+	WRITE_ONCE(base->stopping, true);
+	tq_unlock(q);
+	irq_work_sync(&q->kick);
+	hrtimer_cancel(&base->hrtimer);
+}
+
+/*
+ * Release the timers of @due, each left in no list and not due, as
+ * tq_queue_exit() releases queued nodes: TIMEQ_STEP to a lock hold, with
+ * a reschedule between holds. For timeq_base_destroy(), once the work can
+ * no longer run and the queue is released.
+ */
+void tq_clock_release(struct timeq_base *base)
+{
+	struct timeq *q = &base->queue;
+	struct timeq_timer *timer;
+	unsigned int n;
+
+	tq_lock(q);
+	for (n = 0;; n++) {
+		timer = list_first_entry_or_null(&base->due, struct timeq_timer,
+						 node.entry);
+		if (!timer)
+			break;
+		if (n && !(n % TIMEQ_STEP)) {
+			tq_unlock(q);
+			cond_resched();
+			tq_lock(q);
+		}
+		tq_clock_cancel_due(q, timer);
+		q->visits++;
+	}
+	tq_unlock(q);
+}
 
 /**
- * timeq_base_destroy - free a timer base
- * @base:	a base from timeq_base_create(), or NULL
+ * tq_check - verify every invariant of a queue, and of its base
+ * @q:		the queue, a base's or a plain one
+ * @buf:	where to describe the first violation found, or NULL
+ * @len:	size of @buf
  *
- * Stops the base's hrtimer and work, then frees it. The timers still in
- * it are released, not run: each is left as after timeq_node_init() but
- * for its time, so its owner may arm it in another base or free it.
- * Requests handed off and not yet applied are dropped. O(N + delta + M),
- * in lock holds of at most TIMEQ_STEP timers with a reschedule between
- * them.
+ * timeq_check() of @q, then, in a lock hold of its own, the list of
+ * timers due of its base, if it has one (tq_clock_check()): for tests.
+ * Each is checked whole in its hold.
  *
- * Context: process context, may sleep. The caller must ensure that nothing
- * else uses @base, from either path, once this is called, and that no
- * callback of it runs (timeq_delete_sync() of each timer that may).
+ * Context: the slow side; takes every lock.
+ * Return: 0 if all is sound; -EUCLEAN with a description in @buf if not.
  */
-void timeq_base_destroy(struct timeq_base *base)
+int tq_check(struct timeq *q, char *buf, size_t len)
 {
-	if (!base)
-		return;
-	tq_queue_exit(&base->queue);
-	mutex_destroy(&base->expiry);
-	kfree(base);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_base_destroy, TIMEQ_NS);
+	int ret = timeq_check(q, buf, len);
 
-/* The queue of @base, for module/ and for KUnit. */
-struct timeq *tq_base_queue(struct timeq_base *base)
-{
-	return &base->queue;
+	if (ret || !q->base)
+		return ret;
+	tq_lock(q);
+	ret = tq_clock_check(q, buf, len);
+	tq_unlock(q);
+	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(tq_base_queue);
+EXPORT_SYMBOL_IF_KUNIT(tq_check);
 
 /**
  * timeq_base_ticks - the current tick of a base's clock
@@ -690,232 +615,3 @@ u64 timeq_base_ticks(const struct timeq_base *base)
 	return tq_clock_tick(base);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_base_ticks, TIMEQ_NS);
-
-/**
- * timeq_base_bytes - the memory a timer base holds
- * @base:	the timer base
- *
- * As timeq_bytes() of its queue, with the base's own structure.
- *
- * Context: any.
- * Return: the bytes.
- */
-size_t timeq_base_bytes(const struct timeq_base *base)
-{
-	return sizeof(*base) - sizeof(base->queue) + timeq_bytes(&base->queue);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
-
-/* --- the timer calls: fast.c's and handoff.c's, on the base's queue --- */
-
-/**
- * timeq_fast_update - arm or move a timer from the fast path
- * @base:	the timer base
- * @timer:	an initialised timer, armed in @base or in none
- * @time:	its new time; a time before the base's clock means the clock
- *
- * Applies the update at once when the locks it needs are free and it costs
- * O(1): within the current and the next bucket, between far buckets for a
- * timer that is not the earliest, or between the two (see "The fast path"
- * in module/fast.c). Otherwise it hands the request to the slow path,
- * which applies it soon, in order with the timer's other requests: a timer
- * updated twice before the slow path runs ends with the latest time, and
- * counts as inserted when the slow path applies it. Never sleeps and never
- * waits for a lock; O(1) worst case, with the two lock-free steps that
- * "The fast path" in module/fast.c describes.
- *
- * The window is judged by the clock as this call reads it: a @time beyond
- * the horizon is refused, and a @time that has passed by the time the slow
- * path applies it is taken as the clock then. The horizon is counted from
- * CLOCK_MONOTONIC (ktime_get_mono_fast_ns(), read only when @time lies
- * beyond the base's own clock plus the horizon; its latch read retries if
- * a timekeeping update lands during it). A deferred
- * request takes effect when the slow path applies it: if the timer expires
- * before that, the request arms it again.
- *
- * Context: softirq, or bottom halves disabled; not hard interrupt or NMI.
- * Return: %TIMEQ_APPLIED or %TIMEQ_DEFERRED; -ERANGE if @time lies beyond
- * the horizon; -EBUSY if @timer is in another base; -ESHUTDOWN after
- * timeq_shutdown_sync(). On error nothing changes.
- */
-int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
-		      u64 time)
-{
-	return tq_fast_update(&base->queue, timer, time);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
-
-/**
- * timeq_fast_min - the earliest time, from the fast path
- * @base:	the timer base
- * @time:	set to the earliest queued time on success
- *
- * Tries the queue's head_lock only, which guards the minimum. O(1);
- * never waits. It does not see the timers that wait for their callbacks
- * after their tick has passed.
- *
- * Context: as timeq_fast_update().
- * Return: 0; -ENOENT if no timer is queued; -EAGAIN if the lock was taken,
- * or the slow side is between two steps of finding the minimum, so that
- * only the slow path could answer now.
- */
-int timeq_fast_min(struct timeq_base *base, u64 *time)
-{
-	return tq_fast_min(&base->queue, time);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
-
-/**
- * timeq_timer_arm - arm or move a timer from the slow side
- * @base:	the timer base
- * @timer:	an initialised timer, armed in @base or in none
- * @time:	its new time; a time before the base's clock means the clock
- *
- * Applies the fast-path requests still pending first, so this call's
- * @time is the one that stays. The base's clock is first brought up to
- * CLOCK_MONOTONIC, so the window is the current one; a
- * timer whose tick had passed and whose callback had not run yet is armed
- * again, and its callback does not run for the old time. O(1) but for the
- * requests and the catch-up (module/clock.c).
- *
- * Context: the slow side; takes every lock.
- * Return: 0; -ERANGE if @time lies beyond the horizon; -EBUSY if @timer is
- * in another base; -ESHUTDOWN after timeq_shutdown_sync(). On error
- * nothing changes but the pending requests applied and the clock brought
- * up to date.
- */
-int timeq_timer_arm(struct timeq_base *base, struct timeq_timer *timer,
-		    u64 time)
-{
-	return tq_timer_arm(&base->queue, timer, time);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
-
-/**
- * timeq_timer_move - move a timer that is armed, from the slow side
- * @base:	the timer base
- * @timer:	an initialised timer
- * @time:	its new time; a time before the base's clock means the clock
- *
- * As timeq_timer_arm(), but only if @timer is armed in @base once pending
- * requests are applied: a timer that has expired (or was never armed) is
- * left alone, as mod_timer_pending() leaves a timer_list; one whose tick
- * has passed but whose callback has not begun is still armed. Checking
- * and moving is one step under the locks, so the expiry cannot slip
- * between.
- *
- * Context: the slow side; takes every lock.
- * Return: 0; -ENOENT if @timer is not armed in @base; -ERANGE if @time
- * lies beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
- * nothing changes but the pending requests applied and the clock brought
- * up to date.
- */
-int timeq_timer_move(struct timeq_base *base, struct timeq_timer *timer,
-		     u64 time)
-{
-	return tq_timer_move(&base->queue, timer, time);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
-
-/**
- * timeq_timer_delete - disarm a timer, without waiting
- * @base:	the timer base
- * @timer:	an initialised timer
- *
- * Applies the pending requests, then removes @timer from @base. A fast
- * update running at the same time on another CPU may still arm it again,
- * and its callback may be running: before freeing @timer use
- * timeq_delete_sync().
- *
- * Context: the slow side; takes every lock.
- * Return: 1 if @timer was armed in @base, 0 if not.
- */
-int timeq_timer_delete(struct timeq_base *base, struct timeq_timer *timer)
-{
-	return tq_timer_delete(&base->queue, timer);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
-
-/**
- * timeq_delete_sync - disarm a timer and wait until nothing refers to it
- * @base:	the timer base
- * @timer:	an initialised timer
- *
- * Applies the pending requests and removes @timer from @base, and waits
- * for its callback if it is running; then repeats, so a callback that
- * re-arms its own timer is disarmed after it returns. When this returns,
- * @base holds no reference to @timer: it is in no list, no request names it, and no
- * callback runs it.
- *
- * Synchronization rules: the caller must make sure that no fast update of
- * @timer runs once this function is called, on any CPU, and that none
- * starts later, nor anything else that arms it: the base cannot see a
- * fast update that is running, since it takes no lock that this function
- * could wait for. A fast path that finds its timer under rcu_read_lock()
- * meets this rule when the owner first unpublishes the timer and waits
- * with synchronize_rcu(). The callback must not re-arm the timer forever;
- * timeq_shutdown_sync() makes it refuse instead. This function must not be
- * called from the timer's own callback, nor while holding a lock the
- * callback takes::
- *
- *	CPU0 (the caller)		CPU1 (the base's work)
- *	mutex_lock(&m);
- *					the callback runs:
- *					mutex_lock(&m);   <- waits for CPU0
- *	timeq_delete_sync();   <- waits for the callback: deadlock
- *
- * Once it returns, the owner may free @timer.
- *
- * Context: process context, may sleep.
- * Return: 1 if @timer was armed (or had a pending request that armed it),
- * 0 if not.
- */
-int timeq_delete_sync(struct timeq_base *base, struct timeq_timer *timer)
-{
-	return tq_delete_sync(&base->queue, timer);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
-
-/**
- * timeq_shutdown_sync - disarm a timer for good and wait
- * @base:	the timer base
- * @timer:	an initialised timer
- *
- * As timeq_delete_sync(), but first marks @timer shut down: from then on
- * every attempt to arm it fails with -ESHUTDOWN, from either path and from
- * its own callback, and requests still pending are dropped. So a timer
- * whose callback re-arms it can be torn down (the lesson of
- * timer_shutdown_sync()), and fast updates may race this call: each is
- * refused, or is done and undone before it returns. A refused fast update
- * still reads @timer, so before freeing it the owner must still make sure
- * no fast update can reach it, as timeq_delete_sync() says.
- * timeq_timer_init() makes it usable again.
- *
- * Context: process context, may sleep.
- * Return: 1 if @timer was armed, 0 if not.
- */
-int timeq_shutdown_sync(struct timeq_base *base, struct timeq_timer *timer)
-{
-	return tq_shutdown_sync(&base->queue, timer);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ_NS);
-
-/**
- * timeq_get_fast_stats - what the fast path did with a base's updates
- * @base:	the timer base
- * @stats:	filled with the sums of every CPU's counts
- *
- * How many fast updates of @base were applied in place, refused with an
- * error, and handed to the slow path, by why (&enum timeq_defer). The
- * paths count with this_cpu_inc() and this reads without a lock, so a
- * call made while they run may lack the counts of that moment. O(the
- * number of possible CPUs).
- *
- * Context: any.
- */
-void timeq_get_fast_stats(struct timeq_base *base,
-			  struct timeq_fast_stats *stats)
-{
-	tq_get_fast_stats(&base->queue, stats);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_get_fast_stats, TIMEQ_NS);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timeq: the fast path, tq_fast_update() and tq_fast_min(), which a base's
- * timeq_fast_update() and timeq_fast_min() (clock.c) run on its queue. It
+ * timeq_fast_update() and timeq_fast_min() (base.c) run on its queue. It
  * tries the locks of paths.c ("Locks" there), and hands what it cannot do
  * at once to the slow path (handoff.c).
  *

@@ -10,9 +10,7 @@
  * returns. The slow path is everything else: the operations of queue.c
  * under the locks, which this file takes, and one work item per queue that
  * applies the handed-off requests and, in a timer base's queue, expires
- * timers (clock.c). The base's calls (clock.c) are the paths on its queue;
- * the tq_ calls of fast.c and handoff.c run them on any queue, which tests
- * use on plain ones.
+ * timers (clock.c).
  *
  * Locks
  * -----
@@ -89,9 +87,11 @@
  *    (module/clock.c), each retry of tq_slow_begin_drained() and
  *    tq_sync() after a wait, and the far exits of timeq_insert(),
  *    timeq_delete() and timeq_update() when tq_far_ok() refuses. Each pass
- *    begins as a new call (tq_slow_begin(): pending work finished, the
- *    clock caught up) and decides again from what it finds.
- *  - timeq_destroy() between release steps: nothing else uses the queue.
+ *    begins as a new call (tq_slow_begin(): pending work finished; a
+ *    timer call's tq_timer_begin() in handoff.c also catches a base's
+ *    clock up) and decides again from what it finds.
+ *  - tq_queue_exit() and tq_clock_release() between release steps:
+ *    nothing else uses the queue.
  */
 
 #include <linux/bitops.h>
@@ -174,37 +174,25 @@ void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
 	tq_finish(q);
 }
 
-/* The minimum may have moved: a base re-arms its hrtimer. */
-static void tq_changed(struct timeq *q)
-	__must_hold(&q->head_lock)
-{
-	lockdep_assert_held(&q->head_lock);
-	if (q->base)
-		tq_clock_changed(q);
-}
-
-/* Enter the slow side: every lock, no work pending, the clock current. */
+/* Enter the slow side: every lock, no work pending. */
 void tq_slow_begin(struct timeq *q) __acquires(&q->head_lock)
 	__acquires(&q->head2_lock) __acquires(&q->bucket_lock)
 {
 	might_sleep();
 	tq_lock(q);
 	tq_finish(q);
-	if (q->base)
-		tq_clock_catch_up(q);
 }
 
-/* Leave it: finish what the call left pending, re-arm, unlock. */
+/* Leave it: finish what the call left pending, unlock. */
 void tq_slow_end(struct timeq *q) __releases(&q->bucket_lock)
 	__releases(&q->head2_lock) __releases(&q->head_lock)
 {
 	tq_finish(q);
-	tq_changed(q);
 	tq_unlock(q);
 }
 
 /* A timeq_fn that hands the one node it is given back through @arg. */
-void tq_take(struct timeq_node *node, void *arg)
+static void tq_take(struct timeq_node *node, void *arg)
 {
 	*(struct timeq_node **)arg = node;
 }
@@ -241,137 +229,6 @@ int tq_update(struct timeq *q, struct timeq_node *node, u64 time, bool far)
 	if (!ret)
 		trace_timeq_update(q, node, old, time);
 	return ret;
-}
-
-/**
- * timeq_create - allocate an empty queue
- * @now:	the initial clock, in ticks
- * @horizon:	the window: times in [@now, @now + @horizon) are accepted;
- *		1 to 2^40
- * @delta:	the bucket width, a power of two up to 2^20, or 0 to choose
- * @nbuckets:	the number of buckets M, a power of two up to 2^20, or 0 to
- *		choose
- * @gfp:	allocation flags, e.g. %GFP_KERNEL_ACCOUNT when a user asks
- *
- * @delta * @nbuckets + 1 must be at least @horizon: the window spans the
- * current bucket, which is never a bucket list, and M buckets after it.
- * With one of them given, the other is the least that covers. With both
- * 0, timeq_tune_shape() (module/tune.h) chooses them by the rule of
- * Erickson, Ladner and LaMarca from timeq's measured costs; knowing only
- * the horizon, it assumes times spread over the window and as many
- * elements as a square calendar has buckets, which gives that square
- * calendar: delta = 2^floor(h / 2) and M = 2^ceil(h / 2), where 2^h is the
- * least power of two with 2^h + 1 >= @horizon (a horizon of 2^20 + 1
- * takes delta = M = 2^10). Code that knows its expected count and mean
- * jump passes them to timeq_tune() and creates the queue with the delta
- * and M it returns: the rule then sizes the buckets to hold about a
- * hundred elements each, as far as its memory bound allows
- * (Documentation/bench.rst has the measurements). The queue takes about
- * 16 * (3 * delta + M) bytes plus bitmaps and counts, in one kvzalloc().
- *
- * The queue's clock moves only when the caller removes nodes with
- * timeq_delete_min() or timeq_del_less_than(); see timeq_base_create()
- * for timers that expire by themselves. The queue also gets counters
- * for each CPU (module/stats.h), a number, and a file in debugfs.
- *
- * Context: process context, may sleep.
- * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
- * if the memory could not be had.
- */
-struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
-			   unsigned int nbuckets, gfp_t gfp)
-{
-	struct timeq *q;
-	int err;
-
-	might_sleep();
-	q = kzalloc(sizeof(*q), gfp);
-	if (!q)
-		return ERR_PTR(-ENOMEM);
-	err = tq_queue_init(q, NULL, now, horizon, delta, nbuckets, gfp);
-	if (err) {
-		kfree(q);
-		return ERR_PTR(err);
-	}
-	return q;
-}
-EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ_NS);
-
-/*
- * Initialise the zeroed queue @q, composed by @base or by none: the body
- * of timeq_create() and of timeq_base_create(), whose @base has what
- * tq_stats_register() shows ready. Returns 0 or a negative errno, with
- * nothing left to free.
- */
-int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
-		  u64 horizon, unsigned int delta, unsigned int nbuckets,
-		  gfp_t gfp)
-{
-	int err;
-
-	q->base = base;
-	q->counters = alloc_percpu_gfp(struct timeq_counters, gfp);
-	if (!q->counters)
-		return -ENOMEM;
-	err = __timeq_init(q, now, horizon, delta, nbuckets, gfp);
-	if (err) {
-		free_percpu(q->counters);
-		return err;
-	}
-	spin_lock_init(&q->head_lock);
-	spin_lock_init(&q->head2_lock);
-	spin_lock_init(&q->bucket_lock);
-	tq_handoff_init(q);
-	tq_stats_register(q);
-	return 0;
-}
-
-/**
- * timeq_destroy - free a queue
- * @q:		a queue from timeq_create(), or NULL
- *
- * Frees @q. What is still in it is released, not freed: each queued node
- * is left as after timeq_node_init() but for its time, so its owner may
- * insert it in another queue or free it. O(N + delta + M), in lock holds
- * of at most TIMEQ_STEP nodes with a reschedule between them.
- *
- * Context: process context, may sleep. The caller must ensure that nothing
- * else uses @q once this is called.
- */
-void timeq_destroy(struct timeq *q)
-{
-	if (!q)
-		return;
-	tq_queue_exit(q);
-	kfree(q);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
-
-/*
- * Stop the slow path of @q, and its base's hrtimer, and release what is
- * still in it, for timeq_destroy() and timeq_base_destroy(): requests
- * handed off and not yet applied are dropped, timers are released and not
- * run. The memory of @q itself is the caller's to free.
- */
-void tq_queue_exit(struct timeq *q)
-{
-	might_sleep();
-	if (q->base)
-		tq_clock_stop(q);
-	irq_work_sync(&q->kick);
-	cancel_work_sync(&q->work);
-	tq_stats_unregister(q);
-	tq_discard(q);
-	tq_lock(q);
-	while (__timeq_release_step(q) ||
-	       (q->base && tq_clock_release_step(q))) {
-		tq_unlock(q);
-		cond_resched();
-		tq_lock(q);
-	}
-	tq_unlock(q);
-	__timeq_free(q);
-	free_percpu(q->counters);
 }
 
 /**
@@ -414,8 +271,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_insert, TIMEQ_NS);
  *
  * O(1), then, if @node was the minimum, the pending work of finding the
  * next one (see "The minimum, and who pays to find it" in module/queue.c).
- * The clock does not move. For a timer that may have a fast update
- * pending, use timeq_timer_delete() or timeq_delete_sync().
+ * The clock does not move.
  *
  * Context: the slow side. Takes bucket_lock alone for a far node that is
  * not the minimum, else every lock.
@@ -664,8 +520,6 @@ int timeq_check(struct timeq *q, char *buf, size_t len)
 	tq_lock(q);
 	tq_finish(q);
 	ret = __timeq_check(q, buf, len);
-	if (!ret && q->base)
-		ret = tq_clock_check(q, buf, len);
 	tq_unlock(q);
 	return ret;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the paths (paths.c the locks and the queue's calls, fast.c the fast
- * path, handoff.c the hand-off and the timer calls) and clock.c (the timer
- * base) call of each other. Only a base's queue has a clock, and the paths
- * call the tq_clock_* hooks only for those (q->base set).
+ * path, handoff.c the hand-off, the timer calls and a queue's lifetime)
+ * call of each other, and what they call of clock.c (a timer base's
+ * clock), which calls their locks.
  */
 #ifndef _TIMEQ_PATHS_H
 #define _TIMEQ_PATHS_H
@@ -39,7 +39,6 @@ void tq_slow_begin(struct timeq *q) __acquires(&q->head_lock)
 	__acquires(&q->head2_lock) __acquires(&q->bucket_lock);
 void tq_slow_end(struct timeq *q) __releases(&q->bucket_lock)
 	__releases(&q->head2_lock) __releases(&q->head_lock);
-void tq_take(struct timeq_node *node, void *arg);
 
 /* The operations of queue.c, counted and traced (paths.c). */
 int tq_insert(struct timeq *q, struct timeq_node *node, u64 time, bool far);
@@ -81,11 +80,10 @@ static inline bool tq_far_ok(const struct timeq *q,
 	       READ_ONCE(q->min) && time >= READ_ONCE(q->min_time);
 }
 
-/* The hand-off (handoff.c), for tq_queue_init() and tq_queue_exit(). */
-void tq_handoff_init(struct timeq *q);
-void tq_discard(struct timeq *q);
-
-/* The body of timeq_create() and timeq_destroy(), for a base's queue too. */
+/*
+ * The body of timeq_create() and timeq_destroy(), for a base's queue too
+ * (handoff.c).
+ */
 int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
 		  u64 horizon, unsigned int delta, unsigned int nbuckets,
 		  gfp_t gfp);
@@ -93,7 +91,7 @@ void tq_queue_exit(struct timeq *q);
 
 /*
  * The timer calls of include/linux/timeq.h on a queue (fast.c, handoff.c):
- * clock.c's calls on a base are these on its queue; tests call them on
+ * base.c's calls on a base are these on its queue; tests call them on
  * plain queues too.
  */
 int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
@@ -104,7 +102,11 @@ int tq_timer_delete(struct timeq *q, struct timeq_timer *timer);
 int tq_delete_sync(struct timeq *q, struct timeq_timer *timer);
 int tq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);
 
-/* clock.c; the paths call these only when q->base is set. */
+/*
+ * clock.c; fast.c and handoff.c call these only for a base's queue
+ * (q->base set), except tq_clock_cancel_due(), which reads only the timer's
+ * owner word and so finds nothing due in a plain queue.
+ */
 void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
@@ -113,17 +115,12 @@ int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock);
 bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
-int tq_clock_check(struct timeq *q, char *buf, size_t len)
-	__must_hold(&q->head_lock);
 void tq_clock_expire(struct timeq *q);
 void tq_clock_kick(struct timeq *q);
 u64 tq_clock_fast_tick(const struct timeq *q);
-u64 tq_clock_late(struct timeq *q, u64 time);
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
-void tq_clock_stop(struct timeq *q);
-bool tq_clock_release_step(struct timeq *q) __must_hold(&q->head_lock);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool tq_clock_armed(struct timeq *q);
 u64 tq_clock_armed_at(struct timeq *q);

@@ -99,7 +99,7 @@ struct timeq_head {
  * @kick:	queues @work, and re-arms the base's hrtimer, for the fast
  *		path, which may not do either itself
  * @work:	the slow path: applies @handoffs, expires due timers
- * @base:	the timer base that composes the queue (module/clock.c), or
+ * @base:	the timer base that composes the queue (module/clock.h), or
  *		NULL for a queue from timeq_create()
  * @counters:	what each CPU counted of the queue (module/stats.h)
  * @id:		the queue's number, from 1 in order of creation: it names
@@ -257,7 +257,7 @@ static inline bool tq_in_window(const struct timeq *q, u64 time)
 #define TQ_TAG_CALENDAR	0
 /*
  * The tag of a node that is @q's but in none of its lists: the timer
- * facility holds it, on its list of timers due (module/clock.c). The
+ * base holds it, on its list of timers due (module/clock.c). The
  * operations here take it as not queued: insert says -EBUSY, delete and
  * update -ENOENT, and the fast path's lanes leave it to the slow side.
  */

@@ -9,9 +9,10 @@
  * hrtimer_clock_base composes a timerqueue_head). Each file of module/
  * has its design in a top comment: queue.c the data structure (no
  * locking); the paths over it: paths.c the locks and the queue's calls
- * below, fast.c the fast path, handoff.c the hand-off to the slow path
- * and the timer calls; clock.c the timer base and its calls. tune.c gives
- * callers the tuning rule of tune.h.
+ * below, fast.c the fast path, handoff.c the hand-off to the slow path,
+ * the timer calls and a queue's lifetime; clock.c a timer base's clock
+ * and expiry; base.c the timer base's calls. tune.c gives callers the
+ * tuning rule of tune.h.
  */
 
 /**
@@ -86,7 +87,7 @@
  * @time:	the element's time in ticks; valid while queued
  * @owner:	the queue this node is in, or 0 when it is in none; the low
  *		bits name the list array it is in, or that the queue's timer
- *		facility holds it (module/queue.h)
+ *		base holds it (module/queue.h)
  * @seq:	the insertion number, with %TIMEQ_DEBUG_FIFO only: test builds
  *		set it so that timeq_check() can prove FIFO order among equal
  *		times, at 8 bytes per node and an increment per insertion
@@ -106,7 +107,7 @@ struct timeq_node {
 
 /*
  * A queue and a timer base: their structures are private to module/
- * (module/queue.h, module/clock.c); callers hold a pointer from
+ * (module/queue.h, module/clock.h); callers hold a pointer from
  * timeq_create() or timeq_base_create().
  */
 struct timeq;
@@ -134,7 +135,7 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * A fast update that cannot be applied at once is handed to the slow path
  * in the timer itself, so handing off never allocates and never fails; a
  * bare &struct timeq_node stays at 32 bytes for callers that need no fast
- * path. A timer is used with one queue at a time. Initialise it with
+ * path. A timer is used with one base at a time. Initialise it with
  * timeq_timer_init(); fields are private to module/.
  */
 struct timeq_timer {
@@ -270,7 +271,7 @@ static inline void timeq_node_init(struct timeq_node *node)
 /**
  * timeq_timer_init - prepare a timer for its first use
  * @timer:	the timer
- * @fn:		its callback
+ * @fn:		its callback, or NULL for none
  *
  * Also re-enables a timer after timeq_shutdown_sync().
  *

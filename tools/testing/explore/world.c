@@ -412,7 +412,7 @@ void xw_check(struct xw *w, const char *when)
 	if (w->q->pend != TQ_PEND_NONE)
 		xw_fail("%s: work is pending (pend %u), but every call has returned",
 			when, w->q->pend);
-	if (timeq_check(w->q, why, sizeof(why)))
+	if (tq_check(w->q, why, sizeof(why)))
 		xw_fail("%s: %s", when, why);
 }
 

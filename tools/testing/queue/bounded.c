@@ -20,7 +20,7 @@
  *			or pulled a bounded number of times, each operation
  *			adds O(1)
  *
- * The timeq_check() calls between sequences are the tests' own, not part
+ * The tq_check() calls between sequences are the tests' own, not part
  * of any count. Output is TAP.
  *
  *	bounded [--nodes N]
@@ -96,7 +96,7 @@ static void finish_bound(struct run *r, const char *name, int amortised,
 	int ok;
 
 	ok = !r->wrong && max <= bound && (!amortised || total <= allowed) &&
-	     !timeq_check(r->q, why, sizeof(why));
+	     !tq_check(r->q, why, sizeof(why));
 	printf("%sok %u - %s: ", ok ? "" : "not ", ++tests, name);
 	printf("%lu visits a hold at most (bound %lu), ", max, bound);
 	printf("%.2f an operation, %lu operations, %lu nodes%s\n",
@@ -453,7 +453,7 @@ static void make_room_clocked(void)
 	     timeq_count(q) == 1;
 	max = q->max_visits;
 	expired = timeq_expire(base);
-	ok = ok && expired == n && !timeq_check(q, why, sizeof(why));
+	ok = ok && expired == n && !tq_check(q, why, sizeof(why));
 	max = max > q->max_visits ? max : q->max_visits;
 	total = q->total_visits;
 	allowed = n + 4 * (n + 1);

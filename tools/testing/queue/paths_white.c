@@ -146,14 +146,14 @@ struct fix {
  */
 static void destroy_queue(void *q)
 {
-	if (!timeq_check(q, NULL, 0))
+	if (!tq_check(q, NULL, 0))
 		timeq_destroy(q);
 }
 
 /* The same for a base, by its queue. */
 static void destroy_base(void *base)
 {
-	if (!timeq_check(tq_base_queue(base), NULL, 0))
+	if (!tq_check(tq_base_queue(base), NULL, 0))
 		timeq_base_destroy(base);
 }
 
@@ -224,7 +224,7 @@ static void sound(struct kunit *test, struct timeq *q)
 {
 	char why[160] = "";
 
-	KUNIT_EXPECT_EQ_MSG(test, timeq_check(q, why, sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ_MSG(test, tq_check(q, why, sizeof(why)), 0, "%s", why);
 }
 
 /* The fast path, as a softirq calls it. */
@@ -1348,7 +1348,7 @@ static void white_test_due_many(struct kunit *test)
 }
 
 /*
- * timeq_check() from another slow-side caller at a door of making room:
+ * tq_check() from another slow-side caller at a door of making room:
  * the queue is sound there ("Doors": anyone may run). The door comes
  * right after a batch of timers left for the due list, and a removal sets
  * the clock to the time of the timer it removes, so the last timer on the
@@ -1357,7 +1357,7 @@ static void white_test_due_many(struct kunit *test)
  * for sound: a due time after the clock is wrong, one equal to it is not.
  *
  * KNOWN TO FAIL on 19ea6ca: tq_clock_check() (module/clock.c) rejects a
- * due time equal to the clock, so timeq_check() says -EUCLEAN here, and
+ * due time equal to the clock, so tq_check() says -EUCLEAN here, and
  * in the TSan stress (run.sh tsan) about one run in ten on a loaded host
  * ("due timer 54: owner ..., time 10230 after 10229, clock 10230"), and
  * can in the kernel's KUnit stress, which checks mid-stress. Reported to
@@ -1375,7 +1375,7 @@ static void check_at_door(void *arg)
 	struct check_at_door *x = arg;
 
 	x->passed = true;
-	x->ret = timeq_check(x->q, x->why, sizeof(x->why));
+	x->ret = tq_check(x->q, x->why, sizeof(x->why));
 }
 
 static void white_test_due_check_at_door(struct kunit *test)

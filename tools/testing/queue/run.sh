@@ -10,12 +10,12 @@
 #   run.sh m32        the same run, shorter, built for i386 (32-bit words)
 #   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
 #   run.sh tsan       module/paths.c, fast.c and handoff.c: fast and slow
-#                     threads on one queue, then module/clock.c: a timer
+#                     threads on one queue, then base.c and clock.c: a timer
 #                     base with callbacks, an expiry thread and buckets
 #                     longer than a lock hold, under ThreadSanitizer (any
 #                     report fails the run)
-#   run.sh paths      module/paths.c, fast.c, handoff.c and clock.c, case
-#                     by case: the KUnit suite kunit/paths_test.c and the
+#   run.sh paths      module/paths.c, fast.c, handoff.c, clock.c and base.c,
+#                     case by case: the KUnit suite kunit/paths_test.c and the
 #                     white-box suite paths_white.c, ASan+UBSan
 #   run.sh bounded    adversarial sequences against the bound on node visits
 #                     per lock hold of the slow side (bounded.c)

@@ -25,19 +25,19 @@
  * Whatever one of them writes that the other reads without a lock they
  * share, or an atomic, is a data race ThreadSanitizer reports.
  *
- * Then the same for the timer base (module/clock.c), through its public
- * calls, on a base from timeq_base_create() whose clock is compat's
- * virtual one: fast threads arm and move timers, a slow thread arms,
- * moves, deletes, calls timeq_expire() and timeq_delete_sync() on timers
- * it owns (and "frees" them: a callback that runs afterwards is counted as
- * a use after free), and an expiry thread moves the clock, fires the
- * hrtimer, and runs the irq_work and the work, so callbacks run beside
- * everything else. A quarter of the times fall in one far bucket, so
- * buckets grow past TIMEQ_HOLD nodes and the slow side drops its locks
- * inside operations. At quiescence the hrtimer must be armed no later than
- * the minimum (and only while the base holds a timer); at the end every
- * insertion is accounted for once, as a callback or a delete; and the
- * base's clock never passed CLOCK_MONOTONIC, so no timer expired early.
+ * Then the same for the timer base (module/base.c and clock.c), through its
+ * public calls, on a base from timeq_base_create() whose clock is compat's
+ * virtual one: fast threads arm and move timers, a slow thread arms, moves,
+ * deletes, calls timeq_expire() and timeq_delete_sync() on timers it owns
+ * (and "frees" them: a callback that runs afterwards is counted as a use
+ * after free), and an expiry thread moves the clock, fires the hrtimer, and
+ * runs the irq_work and the work, so callbacks run beside everything else.
+ * A quarter of the times fall in one far bucket, so buckets grow past
+ * TIMEQ_HOLD nodes and the slow side drops its locks inside operations. At
+ * quiescence the hrtimer must be armed no later than the minimum (and only
+ * while the base holds a timer); at the end every insertion is accounted
+ * for once, as a callback or a delete; and the base's clock never passed
+ * CLOCK_MONOTONIC, so no timer expired early.
  *
  *	stress_paths [--fast N] [--threads N] [--timers N] [--slow-every N]
  *		     [--lanes N] [--clocked N] [--seed S]
@@ -181,7 +181,7 @@ static void slow_step(struct stress *s, uint64_t *rand)
 				    count_removed, s);
 		break;
 	default:
-		if (timeq_check(s->q, why, sizeof(why))) {
+		if (tq_check(s->q, why, sizeof(why))) {
 			printf("# mid-stress: %s\n", why);
 			s->failed = 1;
 		}
@@ -261,7 +261,7 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 	pthread_join(far, NULL);
 	ok = l->applied[0] == calls && l->applied[1] == calls &&
 	     timeq_min(l->q) == &l->near.node &&
-	     !timeq_check(l->q, why, sizeof(why));
+	     !tq_check(l->q, why, sizeof(why));
 	printf("%sok %u - lanes: in place, %lu near-lane moves of the minimum ",
 	       ok ? "" : "not ", ++*tests, l->applied[0]);
 	printf("beside %lu far-lane moves (of %lu each)\n", l->applied[1], calls);
@@ -489,7 +489,7 @@ static void c_slow_step(struct cstress *s, uint64_t *rand)
 		compat_in_softirq = 0;
 		break;
 	default:
-		if (timeq_check(s->q, why, sizeof(why))) {
+		if (tq_check(s->q, why, sizeof(why))) {
 			printf("# clocked, mid-stress: %s\n", why);
 			s->failed = 1;
 		}
@@ -590,7 +590,7 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 	for (i = 0; i < C_FAST_TIMERS + C_OWNED; i++)
 		pending += test_bit(TIMEQ_TIMER_PENDING, &s.timers[i].timer.flags);
 	ok = !pending && !s.q->handoffs.first && !timeq_count(s.q) &&
-	     !timeq_check(s.q, why, sizeof(why));
+	     !tq_check(s.q, why, sizeof(why));
 	printf("%sok %u - clocked: every timer expired, no request left (%lu pending, count %lu)\n",
 	       ok ? "" : "not ", ++*tests, pending, timeq_count(s.q));
 	*failed += !ok;
@@ -720,7 +720,7 @@ int main(int argc, char **argv)
 		s.removed += tq_delete_sync(s.q, &s.timers[i]);
 	}
 	if (pending || s.q->handoffs.first || timeq_count(s.q) ||
-	    timeq_check(s.q, why, sizeof(why))) {
+	    tq_check(s.q, why, sizeof(why))) {
 		printf("not ok %u - no request left: %lu pending, count %lu\n",
 		       ++tests, pending, timeq_count(s.q));
 		failed++;

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timeq: the timer base's calls, the face of struct timeq_base.
+ *
+ * A base (module/clock.h) composes a queue with its clock (clock.c): it
+ * makes and frees the two, and each of its timer calls is the call of the
+ * paths (fast.c, handoff.c) on its queue, which catch up and re-arm the
+ * base's clock around what they do. So this file stands above everything
+ * it composes, and nothing below it calls it.
+ */
+
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/timeq.h>
+
+#include "clock.h"
+#include "paths.h"
+#include "queue.h"
+#include "stats.h"
+
+/**
+ * timeq_base_create - a timer base, which expires its timers itself
+ * @granularity: nanoseconds per tick, at least 1
+ * @horizon:	timers are accepted up to @horizon ticks ahead of the
+ *		base's clock (1 to 2^40, and @horizon * @granularity at most
+ *		2^62 ns)
+ * @delta:	the bucket width, as for timeq_create()
+ * @nbuckets:	the number of buckets, as for timeq_create()
+ * @gfp:	allocation flags
+ *
+ * Times on the base are CLOCK_MONOTONIC nanoseconds divided by
+ * @granularity; timeq_base_ticks() reads that clock. The base's own
+ * clock, where its window starts, follows it, held back by timers whose
+ * tick has passed and whose callbacks have not run; a timer armed beyond
+ * that window, up to @horizon ticks past the current tick, moves it on,
+ * and the timers it passes wait for their callbacks outside the window.
+ * So a late expiry never narrows the window a caller can arm in. Arm
+ * timers with timeq_timer_arm() or timeq_fast_update(). A timer of time t
+ * is expired once ktime_get_ns() >= t * @granularity: it is removed and
+ * its callback runs in process context, on the module's workqueue (or in
+ * the caller of timeq_expire()), never earlier, one callback at a time.
+ * An hrtimer is armed only while the base holds a timer. The base
+ * composes a queue of timeq_create()'s shape, which its callers do not
+ * see: the node calls take a &struct timeq.
+ *
+ * Context: process context, may sleep, whatever @gfp says: it takes a
+ * mutex and makes a file in debugfs.
+ * Return: the base; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)
+ * if the memory could not be had.
+ */
+struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
+				     unsigned int delta, unsigned int nbuckets,
+				     gfp_t gfp)
+{
+	struct timeq_base *base;
+	u64 span;
+	int err;
+
+	might_sleep();
+	if (!granularity || check_mul_overflow(horizon, granularity, &span) ||
+	    span > 1ULL << 62)
+		return ERR_PTR(-EINVAL);
+	base = kzalloc(sizeof(*base), gfp);
+	if (!base)
+		return ERR_PTR(-ENOMEM);
+	tq_clock_init(base, granularity);
+	err = tq_queue_init(&base->queue, base, timeq_base_ticks(base), horizon,
+			    delta, nbuckets, gfp);
+	if (err)
+		goto err_free_base;
+	return base;
+
+err_free_base:
+	tq_clock_exit(base);
+	kfree(base);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_base_create, TIMEQ_NS);
+
+/**
+ * timeq_base_destroy - free a timer base
+ * @base:	a base from timeq_base_create(), or NULL
+ *
+ * Stops the base's hrtimer and work, then frees it. The timers still in
+ * it are released, not run: each is left as after timeq_node_init() but
+ * for its time, so its owner may arm it in another base or free it.
+ * Requests handed off and not yet applied are dropped. O(N + delta + M),
+ * in lock holds of at most TIMEQ_STEP timers with a reschedule between
+ * them.
+ *
+ * Context: process context, may sleep. The caller must ensure that nothing
+ * else uses @base once this is called: no fast update and no other call,
+ * its own timeq_expire() included. A callback running on the base's work
+ * is waited for, and one that arms its timer meanwhile arms no hrtimer;
+ * so not from a callback of @base, nor while holding a lock one takes.
+ */
+void timeq_base_destroy(struct timeq_base *base)
+{
+	if (!base)
+		return;
+	tq_clock_stop(base);
+	tq_queue_exit(&base->queue);
+	tq_clock_release(base);
+	tq_clock_exit(base);
+	kfree(base);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_base_destroy, TIMEQ_NS);
+
+/**
+ * timeq_base_bytes - the memory a timer base holds
+ * @base:	the timer base
+ *
+ * As timeq_bytes() of its queue, with the base's own structure.
+ *
+ * Context: any.
+ * Return: the bytes.
+ */
+size_t timeq_base_bytes(const struct timeq_base *base)
+{
+	return sizeof(*base) - sizeof(base->queue) + timeq_bytes(&base->queue);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
+
+/* --- the timer calls: fast.c's and handoff.c's, on the base's queue --- */
+
+/**
+ * timeq_fast_update - arm or move a timer from the fast path
+ * @base:	the timer base
+ * @timer:	an initialised timer, armed in @base or in none
+ * @time:	its new time; a time before the base's clock means the clock
+ *
+ * Applies the update at once when the locks it needs are free and it costs
+ * O(1): within the current and the next bucket, between far buckets for a
+ * timer that is not the earliest, or between the two (see "The fast path"
+ * in module/fast.c). Otherwise it hands the request to the slow path,
+ * which applies it soon, in order with the timer's other requests: a timer
+ * updated twice before the slow path runs ends with the latest time, and
+ * counts as inserted when the slow path applies it. Never sleeps and never
+ * waits for a lock; O(1) worst case, with the two lock-free steps that
+ * "The fast path" in module/fast.c describes.
+ *
+ * The window is judged by the clock as this call reads it: a @time beyond
+ * the horizon is refused, and a @time that has passed by the time the slow
+ * path applies it is taken as the clock then. The horizon is counted from
+ * CLOCK_MONOTONIC (ktime_get_mono_fast_ns(), read only when @time lies
+ * beyond the base's own clock plus the horizon; its latch read retries if
+ * a timekeeping update lands during it). A deferred
+ * request takes effect when the slow path applies it: if the timer expires
+ * before that, the request arms it again.
+ *
+ * Context: softirq, or bottom halves disabled; not hard interrupt or NMI.
+ * Return: %TIMEQ_APPLIED or %TIMEQ_DEFERRED; -ERANGE if @time lies beyond
+ * the horizon; -EBUSY if @timer is in another base; -ESHUTDOWN after
+ * timeq_shutdown_sync(). On error nothing changes.
+ */
+int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
+		      u64 time)
+{
+	return tq_fast_update(&base->queue, timer, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
+
+/**
+ * timeq_fast_min - the earliest time, from the fast path
+ * @base:	the timer base
+ * @time:	set to the earliest queued time on success
+ *
+ * Tries the queue's head_lock only, which guards the minimum. O(1);
+ * never waits. It does not see the timers that wait for their callbacks
+ * after their tick has passed.
+ *
+ * Context: as timeq_fast_update().
+ * Return: 0; -ENOENT if no timer is queued; -EAGAIN if the lock was taken,
+ * or the slow side is between two steps of finding the minimum, so that
+ * only the slow path could answer now.
+ */
+int timeq_fast_min(struct timeq_base *base, u64 *time)
+{
+	return tq_fast_min(&base->queue, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
+
+/**
+ * timeq_timer_arm - arm or move a timer from the slow side
+ * @base:	the timer base
+ * @timer:	an initialised timer, armed in @base or in none
+ * @time:	its new time; a time before the base's clock means the clock
+ *
+ * Applies the fast-path requests still pending first, so this call's
+ * @time is the one that stays. The base's clock is first brought up to
+ * CLOCK_MONOTONIC, so the window is the current one; a
+ * timer whose tick had passed and whose callback had not run yet is armed
+ * again, and its callback does not run for the old time. O(1) but for the
+ * requests and the catch-up (module/clock.c).
+ *
+ * Context: the slow side; takes every lock.
+ * Return: 0; -ERANGE if @time lies beyond the horizon; -EBUSY if @timer is
+ * in another base; -ESHUTDOWN after timeq_shutdown_sync(). On error
+ * nothing changes but the pending requests applied and the clock brought
+ * up to date.
+ */
+int timeq_timer_arm(struct timeq_base *base, struct timeq_timer *timer,
+		    u64 time)
+{
+	return tq_timer_arm(&base->queue, timer, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
+
+/**
+ * timeq_timer_move - move a timer that is armed, from the slow side
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ * @time:	its new time; a time before the base's clock means the clock
+ *
+ * As timeq_timer_arm(), but only if @timer is armed in @base once pending
+ * requests are applied: a timer that has expired (or was never armed) is
+ * left alone, as mod_timer_pending() leaves a timer_list; one whose tick
+ * has passed but whose callback has not begun is still armed. Checking
+ * and moving is one step under the locks, so the expiry cannot slip
+ * between.
+ *
+ * Context: the slow side; takes every lock.
+ * Return: 0; -ENOENT if @timer is not armed in @base; -ERANGE if @time
+ * lies beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
+ * nothing changes but the pending requests applied and the clock brought
+ * up to date.
+ */
+int timeq_timer_move(struct timeq_base *base, struct timeq_timer *timer,
+		     u64 time)
+{
+	return tq_timer_move(&base->queue, timer, time);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
+
+/**
+ * timeq_timer_delete - disarm a timer, without waiting
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ *
+ * Applies the pending requests, then removes @timer from @base. A fast
+ * update running at the same time on another CPU may still arm it again,
+ * and its callback may be running: before freeing @timer use
+ * timeq_delete_sync().
+ *
+ * Context: the slow side; takes every lock.
+ * Return: 1 if @timer was armed in @base, 0 if not.
+ */
+int timeq_timer_delete(struct timeq_base *base, struct timeq_timer *timer)
+{
+	return tq_timer_delete(&base->queue, timer);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
+
+/**
+ * timeq_delete_sync - disarm a timer and wait until nothing refers to it
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ *
+ * Applies the pending requests and removes @timer from @base, and waits
+ * for its callback if it is running; then repeats, so a callback that
+ * re-arms its own timer is disarmed after it returns. When this returns,
+ * @base holds no reference to @timer: it is in no list, no request names it, and no
+ * callback runs it.
+ *
+ * Synchronization rules: the caller must make sure that no fast update of
+ * @timer runs once this function is called, on any CPU, and that none
+ * starts later, nor anything else that arms it: the base cannot see a
+ * fast update that is running, since it takes no lock that this function
+ * could wait for. A fast path that finds its timer under rcu_read_lock()
+ * meets this rule when the owner first unpublishes the timer and waits
+ * with synchronize_rcu(). The callback must not re-arm the timer forever;
+ * timeq_shutdown_sync() makes it refuse instead. This function must not be
+ * called from the timer's own callback, nor while holding a lock the
+ * callback takes::
+ *
+ *	CPU0 (the caller)		CPU1 (the base's work)
+ *	mutex_lock(&m);
+ *					the callback runs:
+ *					mutex_lock(&m);   <- waits for CPU0
+ *	timeq_delete_sync();   <- waits for the callback: deadlock
+ *
+ * Once it returns, the owner may free @timer.
+ *
+ * Context: process context, may sleep.
+ * Return: 1 if @timer was armed (or had a pending request that armed it),
+ * 0 if not.
+ */
+int timeq_delete_sync(struct timeq_base *base, struct timeq_timer *timer)
+{
+	return tq_delete_sync(&base->queue, timer);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
+
+/**
+ * timeq_shutdown_sync - disarm a timer for good and wait
+ * @base:	the timer base
+ * @timer:	an initialised timer
+ *
+ * As timeq_delete_sync(), but first marks @timer shut down: from then on
+ * every attempt to arm it fails with -ESHUTDOWN, from either path and from
+ * its own callback, and requests still pending are dropped. So a timer
+ * whose callback re-arms it can be torn down (the lesson of
+ * timer_shutdown_sync()), and fast updates may race this call: each is
+ * refused, or is done and undone before it returns. A refused fast update
+ * still reads @timer, so before freeing it the owner must still make sure
+ * no fast update can reach it, as timeq_delete_sync() says.
+ * timeq_timer_init() makes it usable again.
+ *
+ * Context: process context, may sleep.
+ * Return: 1 if @timer was armed, 0 if not.
+ */
+int timeq_shutdown_sync(struct timeq_base *base, struct timeq_timer *timer)
+{
+	return tq_shutdown_sync(&base->queue, timer);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ_NS);
+
+/**
+ * timeq_get_fast_stats - what the fast path did with a base's updates
+ * @base:	the timer base
+ * @stats:	filled with the sums of every CPU's counts
+ *
+ * How many fast updates of @base were applied in place, refused with an
+ * error, and handed to the slow path, by why (&enum timeq_defer). The
+ * paths count with this_cpu_inc() and this reads without a lock, so a
+ * call made while they run may lack the counts of that moment. O(the
+ * number of possible CPUs).
+ *
+ * Context: any.
+ */
+void timeq_get_fast_stats(struct timeq_base *base,
+			  struct timeq_fast_stats *stats)
+{
+	tq_get_fast_stats(&base->queue, stats);
+}
+EXPORT_SYMBOL_NS_GPL(timeq_get_fast_stats, TIMEQ_NS);
