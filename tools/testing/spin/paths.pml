@@ -248,13 +248,17 @@ inline far_ok_b(fbn, fbt, fbdel)
 /*
  * What a slow process does once no work is pending (ph_fin), after a
  * step of pending work that leaves none; work left means a door: unlock,
- * lock again, and on.
+ * lock again, and on. A timer call and the work begin and end with
+ * handoff.c's tq_timer_begin() and tq_timer_end(): paths.c's
+ * tq_slow_begin() and tq_slow_end() and, on a base's queue, the clock's
+ * catch-up and re-arming; a node call (never on a base's queue here) with
+ * tq_slow_begin() and tq_slow_end() alone.
  */
-#define FIN_START	1	/* tq_slow_begin(): on to the hand-offs */
+#define FIN_START	1	/* tq_timer_begin(): on to the hand-offs */
 #define FIN_DRAIN	2	/* the drain goes on */
-#define FIN_END		3	/* tq_slow_end(): unlock */
+#define FIN_END		3	/* tq_timer_end(): unlock */
 #define FIN_RELOCK	4	/* tq_relock() in the drain: then the drain */
-#define FIN_CAUGHT	5	/* tq_slow_begin() caught the clock up */
+#define FIN_CAUGHT	5	/* tq_timer_begin() caught the clock up */
 #define FIN_EXP		6	/* a turn of the expiry: catch up, take */
 #define FIN_EXP_CAUGHT	7	/* the clock caught up: take a timer */
 #define FIN_TAKEN	8	/* a timer taken: unlock, its callback */
@@ -309,7 +313,7 @@ inline drain_apply(dat, daw, dawid)
 /*
  * A timer call found PENDING set once it had drained: a request in flight
  * (set, not yet pushed; pushed since; or held by another caller's drain
- * in a door). tq_slow_end(), then sleep until PENDING is clear or a
+ * in a door). tq_timer_end(), then sleep until PENDING is clear or a
  * request is on the list (tq_wait_request()), and the call again.
  */
 inline wait_request()
@@ -436,10 +440,11 @@ inline expire_take()
 
 /*
  * What each call does under every lock, once the pending work is done and
- * (for a timer call) the hand-offs are applied; then tq_slow_end(), but
- * for making room. The plain node's insert and update are tq_arm() (it is
- * in no queue, or in this one); delete_min is del_less_than(min + 1) with
- * a batch of one, which is __timeq_delete_min() once.
+ * (for a timer call) the hand-offs are applied; then tq_timer_end() (a
+ * node call's tq_slow_end()), but for making room. The plain node's
+ * insert and update are tq_arm() (it is in no queue, or in this one);
+ * delete_min is del_less_than(min + 1) with a batch of one, which is
+ * __timeq_delete_min() once.
  */
 inline slow_body()
 {
@@ -544,7 +549,7 @@ inline slow_body()
 }
 
 /*
- * tq_slow_begin()'s end: shutdown_sync() marks the timer, and a timer
+ * tq_timer_begin()'s end: shutdown_sync() marks the timer, and a timer
  * call takes the hand-off list (llist_del_all(), llist_reverse_order():
  * oldest first). A timer call is ordered against the hand-offs here:
  * those that returned before it are older (sprec).
@@ -591,8 +596,9 @@ inline slow_done()
 }
 
 /*
- * tq_slow_end(): tq_changed(), unlock; then a wait and the call again,
- * the call again (s_more), the work's expiry, or the return.
+ * tq_timer_end(): on a base's queue tq_clock_changed(), then unlock; then
+ * a wait and the call again, the call again (s_more), the work's expiry,
+ * or the return.
  */
 inline slow_end()
 {

@@ -217,9 +217,9 @@
  *
  * The model is a hand-written abstraction: that the C code does what it
  * says is for tools/testing/explore, which runs module/queue.c, paths.c,
- * fast.c, handoff.c and clock.c themselves under a PCT scheduler with
- * every lock, atomic bit operation, llist operation, wait and wake-up a
- * scheduling point. Left to it:
+ * fast.c, handoff.c, clock.c and base.c themselves under a PCT scheduler
+ * with every lock, atomic bit operation, llist operation, wait and wake-up
+ * a scheduling point. Left to it:
  *
  *  - the wake-ups (paths.pml, "Waits"): one the code forgets is not seen;
  *  - sizes: buckets, lock holds and steps of real length (TIMEQ_HOLD 64),
