@@ -47,6 +47,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 work=$scratch/clang-format
+cache=${TIMEQ_CACHE:-$HOME/.cache/timeq}/checkpatch-findings
 
 # changed_lines FILE: the --lines=FIRST:LAST ranges of FILE that are new
 # since $base.
@@ -67,9 +68,27 @@ changed_lines() {
 		done
 }
 
-# findings FILE: what checkpatch says of FILE, without file and line.
+# findings FILE NAME: what checkpatch says of FILE, a version of the tree's
+# file NAME, without file and line. Kept in $cache under a hash of NAME,
+# FILE's text, checkpatch.pl and lib.sh (which says how it runs), so that
+# a file laid out as before costs no second run: checkpatch takes about a
+# second a file, and the vetoed hunks of an unchanged tree are the same
+# from one run to the next.
 findings() {
-	gate_checkpatch "$1" 2>&1 | sed 's/^[^:]*:[0-9]*: //' | LC_ALL=C sort
+	local key out
+
+	key=$({ printf '%s\n' "$2"; cat "$1" "$ksrc/scripts/checkpatch.pl" \
+		"$here/lib.sh"; } | sha256sum | cut -c1-40)
+	if [ -f "$cache/$key" ]; then
+		cat "$cache/$key"
+		return
+	fi
+	out=$(gate_checkpatch "$1" 2>&1 | sed 's/^[^:]*:[0-9]*: //' |
+		LC_ALL=C sort)
+	printf '%s\n' "$out"
+	mkdir -p "$cache" &&
+		printf '%s\n' "$out" >"$cache/$key.$$" &&
+		mv "$cache/$key.$$" "$cache/$key"
 }
 
 # same_but_spacing FILE1 FIRST1 COUNT1 FILE2 FIRST2 COUNT2: do the two runs
@@ -114,8 +133,9 @@ check() {
 			[ "$d" -eq 0 ] || sed -n "$c,$((c + d - 1))p" "$fmt"
 			tail -n +$((keep + b + 1)) "$orig"
 		} >"$one"
-		[ -n "$before" ] || before=$(findings "$orig")
-		veto=$(LC_ALL=C comm -13 <(printf '%s\n' "$before") <(findings "$one"))
+		[ -n "$before" ] || before=$(findings "$orig" "$f")
+		veto=$(LC_ALL=C comm -13 <(printf '%s\n' "$before") \
+			<(findings "$one" "$f"))
 		if [ -n "$veto" ]; then
 			echo "note: $f:$a: left as written: clang-format's layout would draw"
 			printf '%s\n' "$veto" | sed 's/^/    /'
