@@ -499,6 +499,44 @@ static void destroy(void)
 	free(r.n);
 }
 
+/*
+ * A timer base destroyed with timers on its list of timers due: made room
+ * past them as above, then released by tq_clock_release(), the last step
+ * of timeq_base_destroy(), TIMEQ_STEP of them to a lock hold.
+ */
+static void destroy_due_clocked(void)
+{
+	unsigned long i, n = nodes / 8, owners = 0;
+	struct timeq_timer *t = calloc(n + 1, sizeof(*t));
+	struct timeq_base *base;
+	struct timeq *q;
+	int ok;
+
+	compat_clock_set(0);
+	base = timeq_base_create(1, C_HORIZON, 0, 0, GFP_KERNEL);
+	if (IS_ERR(base) || !t)
+		exit(1);
+	q = tq_base_queue(base);
+	for (i = 0; i <= n; i++)
+		timeq_timer_init(&t[i], NULL);
+	for (i = 0; i < n; i++)
+		timeq_timer_arm(base, &t[i], (i * 7919) % C_HORIZON);
+	compat_clock_set(3 * C_HORIZON);
+	ok = !timeq_timer_arm(base, &t[n], 4 * C_HORIZON - 1) &&
+	     timeq_count(q) == 1;
+	timeq_timer_delete(base, &t[n]);
+	q->max_visits = 0;
+	tq_clock_release(base);
+	for (i = 0; i < n; i++)
+		owners |= t[i].node.owner;
+	ok = ok && q->max_visits <= TIMEQ_STEP && !owners;
+	printf("%sok %u - destroy of a base: %lu due timers released, at most %lu in a lock hold (bound %d)\n",
+	       ok ? "" : "not ", ++tests, n, q->max_visits, TIMEQ_STEP);
+	failed += !ok;
+	timeq_base_destroy(base);
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--nodes"))
@@ -522,6 +560,7 @@ int main(int argc, char **argv)
 	removals_with_pulls(1);
 	walks_between_requests();
 	make_room_clocked();
+	destroy_due_clocked();
 	destroy();
 	if (compat_allocations) {
 		printf("not ok %u - %ld allocations left\n", ++tests,
