@@ -7,7 +7,7 @@
  *
  *  - A file (struct timeq_file) owns one queue, made by TIMEQ_CONFIGURE:
  *    timeq_create() for the manual clock, timeq_base_create() for
- *    CLOCK_MONOTONIC. Its elements (struct timeq_elem) are timers, each
+ *    CLOCK_MONOTONIC. Its elements (struct tq_dev_element) are timers, each
  *    with the caller's cookie, allocated from a kmem_cache made with
  *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
  *    so are the file, the queue's arrays and per-CPU counters, and the
@@ -195,7 +195,7 @@ struct timeq_file {
 };
 
 /**
- * struct timeq_elem - an element of a /dev/timeq file
+ * struct tq_dev_element - an element of a /dev/timeq file
  * @timer:	queued in the file's queue while armed
  * @file:	the file
  * @cookie:	the caller's value
@@ -204,7 +204,7 @@ struct timeq_file {
  * @expired:	set, under @file->lock, while it is an event
  * @event:	its place in @file->events while expired
  */
-struct timeq_elem {
+struct tq_dev_element {
 	struct timeq_timer	timer;
 	struct timeq_file	*file;
 	u64			cookie;
@@ -231,7 +231,7 @@ struct timeq_ioctl_op {
 			u32 usize);
 };
 
-static struct kmem_cache *timeq_elem_cache;
+static struct kmem_cache *tq_dev_element_cache;
 static DEFINE_HASHTABLE(timeq_users, 6);
 static DEFINE_MUTEX(timeq_users_lock);
 
@@ -298,15 +298,15 @@ static void tq_dev_user_uncharge(struct timeq_user *user, long n)
 	atomic_long_sub(n, &user->elements);
 }
 
-static u64 tq_dev_handle(const struct timeq_elem *elem)
+static u64 tq_dev_handle(const struct tq_dev_element *elem)
 {
 	return (u64)elem->gen << 32 | elem->index;
 }
 
 /* The queued element @handle names, or NULL. */
-static struct timeq_elem *tq_dev_lookup(struct timeq_file *f, u64 handle)
+static struct tq_dev_element *tq_dev_lookup(struct timeq_file *f, u64 handle)
 {
-	struct timeq_elem *elem = xa_load(&f->elems, (u32)handle);
+	struct tq_dev_element *elem = xa_load(&f->elems, (u32)handle);
 
 	lockdep_assert_held(&f->mutex);
 	if (!elem || elem->gen != handle >> 32 || READ_ONCE(elem->expired))
@@ -315,16 +315,16 @@ static struct timeq_elem *tq_dev_lookup(struct timeq_file *f, u64 handle)
 }
 
 /* Free an element that has left the queue for good. */
-static void tq_dev_free(struct timeq_file *f, struct timeq_elem *elem)
+static void tq_dev_free(struct timeq_file *f, struct tq_dev_element *elem)
 {
 	xa_erase(&f->elems, elem->index);
-	kmem_cache_free(timeq_elem_cache, elem);
+	kmem_cache_free(tq_dev_element_cache, elem);
 	f->nelems--;
 	tq_dev_user_uncharge(f->user, 1);
 }
 
 /* An element expired: make it an event. */
-static void tq_dev_expired(struct timeq_elem *elem)
+static void tq_dev_expired(struct tq_dev_element *elem)
 {
 	struct timeq_file *f = elem->file;
 
@@ -343,7 +343,7 @@ static void tq_dev_expired(struct timeq_elem *elem)
  * returned (timeq_delete_sync()), and no read() can have taken the event,
  * as the caller holds the mutex.
  */
-static void tq_dev_unexpire(struct timeq_file *f, struct timeq_elem *elem)
+static void tq_dev_unexpire(struct timeq_file *f, struct tq_dev_element *elem)
 {
 	lockdep_assert_held(&f->mutex);
 	spin_lock(&f->lock);
@@ -359,7 +359,7 @@ static void tq_dev_unexpire(struct timeq_file *f, struct timeq_elem *elem)
 /* The monotonic clock's callback: in the queue's work, or in tq_dev_time(). */
 static void tq_dev_fire(struct timeq_timer *timer)
 {
-	tq_dev_expired(container_of(timer, struct timeq_elem, timer));
+	tq_dev_expired(container_of(timer, struct tq_dev_element, timer));
 }
 
 /*
@@ -369,7 +369,7 @@ static void tq_dev_fire(struct timeq_timer *timer)
  */
 static void tq_dev_expire_fn(struct timeq_node *node, void *arg)
 {
-	tq_dev_expired(container_of(node, struct timeq_elem, timer.node));
+	tq_dev_expired(container_of(node, struct tq_dev_element, timer.node));
 	cond_resched();
 }
 
@@ -404,9 +404,9 @@ static int tq_dev_time(struct timeq_file *f, u64 *time)
  * queued. tq_dev_insert_apply() queues it, tq_dev_insert_abort() drops it.
  */
 static int tq_dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
-				 struct timeq_elem **out)
+				 struct tq_dev_element **out)
 {
-	struct timeq_elem *elem;
+	struct tq_dev_element *elem;
 	int ret;
 
 	ret = tq_dev_time(f, time);
@@ -414,7 +414,7 @@ static int tq_dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
 		return ret;
 	if (f->nelems >= f->cap || !tq_dev_user_charge(f->user))
 		return -ENOSPC;
-	elem = kmem_cache_zalloc(timeq_elem_cache, GFP_KERNEL_ACCOUNT);
+	elem = kmem_cache_zalloc(tq_dev_element_cache, GFP_KERNEL_ACCOUNT);
 	if (!elem) {
 		ret = -ENOMEM;
 		goto err_uncharge;
@@ -431,7 +431,7 @@ static int tq_dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
 	return 0;
 
 err_free:
-	kmem_cache_free(timeq_elem_cache, elem);
+	kmem_cache_free(tq_dev_element_cache, elem);
 err_uncharge:
 	tq_dev_user_uncharge(f->user, 1);
 	return ret == -EBUSY ? -ENOSPC : ret;
@@ -442,16 +442,17 @@ err_uncharge:
  * writes it before the result): its generation is used up, so that the
  * next insert, which may take the same slot, has another handle.
  */
-static void tq_dev_insert_abort(struct timeq_file *f, struct timeq_elem *elem)
+static void tq_dev_insert_abort(struct timeq_file *f,
+				struct tq_dev_element *elem)
 {
 	f->gen = elem->gen;
 	xa_erase(&f->elems, elem->index);
-	kmem_cache_free(timeq_elem_cache, elem);
+	kmem_cache_free(tq_dev_element_cache, elem);
 	tq_dev_user_uncharge(f->user, 1);
 }
 
-static void tq_dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
-				u64 time)
+static void tq_dev_insert_apply(struct timeq_file *f,
+				struct tq_dev_element *elem, u64 time)
 {
 	int ret;
 
@@ -467,7 +468,8 @@ static void tq_dev_insert_apply(struct timeq_file *f, struct timeq_elem *elem,
 }
 
 /* Delete a queued element that tq_dev_lookup() found; it cannot fail. */
-static void tq_dev_delete_apply(struct timeq_file *f, struct timeq_elem *elem)
+static void tq_dev_delete_apply(struct timeq_file *f,
+				struct tq_dev_element *elem)
 {
 	if (!f->base) {
 		WARN_ON_ONCE(timeq_delete(f->q, &elem->timer.node));
@@ -482,8 +484,8 @@ static void tq_dev_delete_apply(struct timeq_file *f, struct timeq_elem *elem)
  * Move a queued element that tq_dev_lookup() found to a time tq_dev_time()
  * passed.
  */
-static void tq_dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
-				u64 time)
+static void tq_dev_update_apply(struct timeq_file *f,
+				struct tq_dev_element *elem, u64 time)
 {
 	int ret;
 
@@ -503,7 +505,7 @@ static void tq_dev_update_apply(struct timeq_file *f, struct timeq_elem *elem,
 
 /* Check an update of @handle to *@time; on success *@elem is the element. */
 static int tq_dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
-				 struct timeq_elem **elem)
+				 struct tq_dev_element **elem)
 {
 	int ret = tq_dev_time(f, time);
 
@@ -621,7 +623,7 @@ err_user:
  * tq_dev_op_abort() drops one instead.
  */
 static int tq_dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
-			     struct timeq_elem **elem)
+			     struct tq_dev_element **elem)
 {
 	int ret;
 
@@ -650,7 +652,7 @@ static int tq_dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
 }
 
 static void tq_dev_op_apply(struct timeq_file *f, const struct timeq_op *op,
-			    struct timeq_elem *elem)
+			    struct tq_dev_element *elem)
 {
 	switch (op->op) {
 	case TIMEQ_OP_INSERT:
@@ -666,7 +668,7 @@ static void tq_dev_op_apply(struct timeq_file *f, const struct timeq_op *op,
 }
 
 static void tq_dev_op_abort(struct timeq_file *f, const struct timeq_op *op,
-			    struct timeq_elem *elem)
+			    struct tq_dev_element *elem)
 {
 	if (op->op == TIMEQ_OP_INSERT)
 		tq_dev_insert_abort(f, elem);
@@ -682,7 +684,7 @@ static long tq_dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
 		.time = arg->time,
 		.cookie = arg->cookie,
 	};
-	struct timeq_elem *elem;
+	struct tq_dev_element *elem;
 	int ret;
 
 	if (arg->__reserved)
@@ -706,7 +708,7 @@ static long tq_dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
 {
 	struct timeq_delete *arg = karg;
 	struct timeq_op op = { .op = TIMEQ_OP_DELETE, .handle = arg->handle };
-	struct timeq_elem *elem;
+	struct tq_dev_element *elem;
 	int ret;
 
 	if (arg->__reserved)
@@ -727,7 +729,7 @@ static long tq_dev_update(struct timeq_file *f, void *karg, void __user *uarg,
 		.handle = arg->handle,
 		.time = arg->time,
 	};
-	struct timeq_elem *elem;
+	struct tq_dev_element *elem;
 	int ret;
 
 	if (arg->__reserved)
@@ -744,7 +746,7 @@ static long tq_dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 			   void __user *uarg, u32 usize,
 			   struct timeq_node **node)
 {
-	struct timeq_elem *elem;
+	struct tq_dev_element *elem;
 
 	if (arg->__reserved ||
 	    !tq_dev_zero(&arg->handle,
@@ -756,7 +758,7 @@ static long tq_dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 	*node = timeq_first(f->q);
 	if (!*node)
 		return -ENODATA;
-	elem = container_of(*node, struct timeq_elem, timer.node);
+	elem = container_of(*node, struct tq_dev_element, timer.node);
 	arg->handle = tq_dev_handle(elem);
 	arg->time = timeq_node_time(*node);
 	arg->cookie = elem->cookie;
@@ -788,7 +790,7 @@ static long tq_dev_delete_min(struct timeq_file *f, void *karg,
 	removed = timeq_delete_min(f->q);
 	WARN_ON_ONCE(removed != node);
 	if (removed)
-		tq_dev_free(f, container_of(removed, struct timeq_elem,
+		tq_dev_free(f, container_of(removed, struct tq_dev_element,
 					    timer.node));
 	return 0;
 }
@@ -882,7 +884,7 @@ static long tq_dev_batch(struct timeq_file *f, void *karg, void __user *uarg,
 {
 	struct timeq_batch *arg = karg;
 	void __user *uops = u64_to_user_ptr(arg->ops);
-	struct timeq_elem *elem = NULL;
+	struct tq_dev_element *elem = NULL;
 	struct timeq_op op;
 	u32 i;
 	int ret;
@@ -1014,7 +1016,7 @@ static ssize_t tq_dev_read(struct file *file, char __user *buf, size_t len,
 {
 	struct timeq_event ev[TQ_READ_MAX];
 	struct timeq_file *f = file->private_data;
-	struct timeq_elem *elem, *next;
+	struct tq_dev_element *elem, *next;
 	size_t esize, n, i = 0, done, fill;
 	LIST_HEAD(taken);
 	ssize_t ret;
@@ -1105,7 +1107,7 @@ static int tq_dev_open(struct inode *inode, struct file *file)
 static int tq_dev_release(struct inode *inode, struct file *file)
 {
 	struct timeq_file *f = file->private_data;
-	struct timeq_elem *elem;
+	struct tq_dev_element *elem;
 	unsigned long index;
 
 	/* No callback runs after this; queued elements are released. */
@@ -1114,7 +1116,7 @@ static int tq_dev_release(struct inode *inode, struct file *file)
 	else
 		timeq_destroy(f->q);
 	xa_for_each(&f->elems, index, elem) {
-		kmem_cache_free(timeq_elem_cache, elem);
+		kmem_cache_free(tq_dev_element_cache, elem);
 		cond_resched();
 	}
 	xa_destroy(&f->elems);
@@ -1149,15 +1151,15 @@ int timeq_dev_init(void)
 	unsigned long cost;
 	int ret;
 
-	timeq_elem_cache = KMEM_CACHE(timeq_elem, SLAB_ACCOUNT);
-	if (!timeq_elem_cache)
+	tq_dev_element_cache = KMEM_CACHE(tq_dev_element, SLAB_ACCOUNT);
+	if (!tq_dev_element_cache)
 		return -ENOMEM;
 	/*
 	 * As epoll sizes max_user_watches: 4% of RAM, over what an element
 	 * takes (its object and its share of an xarray node).
 	 */
 	if (!max_user_elements) {
-		cost = kmem_cache_size(timeq_elem_cache) +
+		cost = kmem_cache_size(tq_dev_element_cache) +
 		       DIV_ROUND_UP(sizeof(struct xa_node), XA_CHUNK_SIZE);
 		max_user_elements =
 			min((totalram_pages() / 25 << PAGE_SHIFT) / cost,
@@ -1169,12 +1171,12 @@ int timeq_dev_init(void)
 	return 0;
 
 err_cache:
-	kmem_cache_destroy(timeq_elem_cache);
+	kmem_cache_destroy(tq_dev_element_cache);
 	return ret;
 }
 
 void timeq_dev_exit(void)
 {
 	misc_deregister(&timeq_misc);
-	kmem_cache_destroy(timeq_elem_cache);
+	kmem_cache_destroy(tq_dev_element_cache);
 }

@@ -16,7 +16,7 @@
 # After each round one line of figures: the round, the time, the fuzzer's
 # calls and the errno it saw by command, the elements delivered and lost,
 # the allocations failed, and the memory held (slab, unreclaimable slab,
-# timeq_elem objects). Every program's own TAP lines are printed as well,
+# tq_dev_element objects). Every program's own TAP lines are printed as well,
 # so that run.sh fails the run on any "not ok"; and run.sh fails it on any
 # splat in the console. Exits non-zero if any program failed.
 secs=${1:-1800}
@@ -53,8 +53,8 @@ report() {
 memory() {
 	slab=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
 	sunr=$(awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo)
-	elems=$(awk '$1 == "timeq_elem" { print $2 }' /proc/slabinfo 2>/dev/null)
-	echo "slab ${slab} kB (unreclaimable ${sunr} kB), timeq_elem slab objects ${elems:-0} (active, as slabinfo counts them)"
+	elems=$(awk '$1 == "tq_dev_element" { print $2 }' /proc/slabinfo 2>/dev/null)
+	echo "slab ${slab} kB (unreclaimable ${sunr} kB), tq_dev_element slab objects ${elems:-0} (active, as slabinfo counts them)"
 }
 
 echo "# soak: ${secs} s; $(memory)"

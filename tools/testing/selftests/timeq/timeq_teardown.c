@@ -505,7 +505,7 @@ static int sweep(const char *ko, const char *name, const char *params,
  * The kernel's own leak, CVE-2024-25740: when kmem_cache_create() fails
  * in sysfs_slab_add(), after kobject_init_and_add() named the kobject,
  * SLUB frees the cache without kobject_put() and the name (a copy of the
- * cache's, here "timeq_elem") is lost. Upstream commit 2420baa8e046
+ * cache's, here "tq_dev_element") is lost. Upstream commit 2420baa8e046
  * ("mm/slab: Allow cache creation to proceed even if sysfs registration
  * fails") fixes it; Debian's 6.12 has not got it. A load of timeq.ko
  * whose cache creation fails there leaks it.
@@ -542,7 +542,7 @@ static int clear_kernel_leak(__u64 last_load_ns, char *what, size_t len)
 		next = strstr(at + 1, "unreferenced object");
 		if (next)
 			next[-1] = 0;
-		if (!strstr(at, "(size 16)") || !strstr(at, "timeq_elem") ||
+		if (!strstr(at, "(size 16)") || !strstr(at, "tq_dev_element") ||
 		    !strstr(at, "kobject_init_and_add") ||
 		    !strstr(at, "sysfs_slab_add")) {
 			snprintf(what, len, "%.400s", at);
