@@ -475,6 +475,15 @@ static void paths_test_counters(struct kunit *test)
 			   "contended");
 	KUNIT_EXPECT_STREQ(test, timeq_defer_name(TIMEQ_DEFER_LANE), "lane");
 	KUNIT_EXPECT_NULL(test, timeq_defer_name(TIMEQ_DEFER_REASONS));
+	/* Every reason has a name of its own. */
+	for (i = 0; i < TIMEQ_DEFER_REASONS; i++) {
+		unsigned int j;
+
+		KUNIT_ASSERT_NOT_NULL(test, timeq_defer_name(i));
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_STRNEQ(test, timeq_defer_name(i),
+					    timeq_defer_name(j));
+	}
 #endif
 	KUNIT_EXPECT_EQ(test, s.counters.handoffs, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.drained, 1);

@@ -74,7 +74,7 @@
  *    no run removes a timer while another's removed timer still waits for
  *    its callback.
  *  - Just before a callback, the clock is read once more: how late the
- *    callback starts goes to the queue's lateness histogram (stats.h) and
+ *    callback starts goes to the queue's lateness histogram (counters.h) and
  *    to the timeq_expire_entry event.
  */
 

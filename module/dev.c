@@ -808,7 +808,7 @@ static long tq_dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
 	return timeq_del_less_than(f->q, arg->time, tq_dev_expire_fn, f);
 }
 
-/* The queue's own figures, as debugfs shows them (stats.c). */
+/* The queue's shape and expiries, which debugfs shows too (stats.c). */
 static void tq_dev_stats_queue(struct timeq_stats *out, struct timeq *q)
 {
 	struct tq_snapshot s;
@@ -816,20 +816,6 @@ static void tq_dev_stats_queue(struct timeq_stats *out, struct timeq *q)
 	tq_stats_snapshot(q, &s);
 	out->delta = s.delta;
 	out->buckets = s.buckets;
-	out->head = s.head;
-	out->head2 = s.head2;
-	out->focus = s.focus;
-	out->calendar = s.calendar;
-	out->bucket = s.bucket;
-	out->visits = s.visits;
-	out->max_visits = s.max_visits;
-	out->fast_applied = s.counters.fast_applied;
-	out->fast_deferred = s.counters.fast_deferred;
-	out->fast_contended = s.counters.fast_contended;
-	out->fast_refused = s.counters.fast_refused;
-	out->handoffs = s.counters.handoffs;
-	out->drained = s.counters.drained;
-	out->slow_runs = s.counters.slow_runs;
 	out->expiry_runs = s.counters.expiry_runs;
 	BUILD_BUG_ON(sizeof(out->lateness) != sizeof(s.counters.lateness));
 	memcpy(out->lateness, s.counters.lateness, sizeof(out->lateness));

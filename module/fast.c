@@ -55,7 +55,7 @@
  * --------------------
  *
  * Every path counts what it does in the queue's per-CPU counters
- * (stats.h): this_cpu_inc() takes no lock and writes a line no other CPU
+ * (counters.h): this_cpu_inc() takes no lock and writes a line no other CPU
  * writes. A failed trylock is counted where it fails. A hand-off is
  * counted twice, once in all and once under its reason (&enum
  * timeq_defer), which the check that refused it gives;
@@ -87,9 +87,9 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
+#include "counters.h"
 #include "paths.h"
 #include "queue.h"
-#include "stats.h"
 #include "trace/timeq.h"
 
 /*

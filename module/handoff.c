@@ -376,7 +376,7 @@ static void tq_handoff_init(struct timeq *q)
  * The queue's clock moves only when the caller removes nodes with
  * timeq_delete_min() or timeq_del_less_than(); see timeq_base_create()
  * for timers that expire by themselves. The queue also gets counters
- * for each CPU (module/stats.h), a number, and a file in debugfs.
+ * for each CPU (module/counters.h), a number, and a file in debugfs.
  *
  * Context: process context, may sleep.
  * Return: the queue; ERR_PTR(-EINVAL) for bad parameters, ERR_PTR(-ENOMEM)

@@ -110,9 +110,9 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
+#include "counters.h"
 #include "paths.h"
 #include "queue.h"
-#include "stats.h"
 #include "trace/timeq.h"
 
 /* Nodes one lock hold of timeq_del_less_than() removes without a callback. */

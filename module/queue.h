@@ -101,7 +101,7 @@ struct timeq_head {
  * @work:	the slow path: applies @handoffs, expires due timers
  * @base:	the timer base that composes the queue (module/clock.h), or
  *		NULL for a queue from timeq_create()
- * @counters:	what each CPU counted of the queue (module/stats.h)
+ * @counters:	what each CPU counted of the queue (module/counters.h)
  * @id:		the queue's number, from 1 in order of creation: it names
  *		the queue in debugfs and in trace events, which never show
  *		its address

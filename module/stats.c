@@ -70,49 +70,20 @@ static struct timeq_counters tq_retired;	/* under tq_registry_lock */
 static struct dentry *tq_debugfs;
 static struct dentry *tq_debugfs_queues;
 
-/*
- * The names of the counters, as debugfs and TIMEQ_STATS spell them. This
- * table and the next are laid out one entry a line, by hand.
- */
-/* clang-format off */
-#define TQ_COUNTER(field) { #field, offsetof(struct timeq_counters, field) }
+/* The counters debugfs names, with where each lies. */
+#define TQ_COUNTER(field) { #field, offsetof(struct timeq_counters, field) },
 
 static const struct {
 	const char	*name;
 	size_t		offset;
-} tq_counter_names[] = {
-	TQ_COUNTER(fast_applied),
-	TQ_COUNTER(fast_deferred),
-	TQ_COUNTER(fast_contended),
-	TQ_COUNTER(fast_refused),
-	TQ_COUNTER(handoffs),
-	TQ_COUNTER(drained),
-	TQ_COUNTER(slow_runs),
-	TQ_COUNTER(expiry_runs),
-	TQ_COUNTER(expired),
-};
+} tq_counter_names[] = { TQ_COUNTERS(TQ_COUNTER) };
 
-/* As the timeq_fast_deferred event prints them (trace/timeq.h). */
-static const char *const tq_defer_names[] = {
-	[TIMEQ_DEFER_CONTENDED]	= "contended",
-	[TIMEQ_DEFER_JOINED]	= "joined",
-	[TIMEQ_DEFER_WORK]	= "work",
-	[TIMEQ_DEFER_MIN_FAR]	= "min_far",
-	[TIMEQ_DEFER_HEAD]	= "head",
-	[TIMEQ_DEFER_CLOCK]	= "clock",
-	[TIMEQ_DEFER_DUE]	= "due",
-	[TIMEQ_DEFER_LANE]	= "lane",
-};
-
-/* clang-format on */
+static const struct {
+	unsigned int	why;
+	const char	*name;
+} tq_defer_names[] = { TQ_DEFER_NAMES(TQ_DEFER_SYMBOL, TQ_DEFER_SYMBOL) };
 
 static_assert(ARRAY_SIZE(tq_defer_names) == TIMEQ_DEFER_REASONS);
-
-/* Each counter but the two arrays has a name: one added without fails. */
-static_assert(ARRAY_SIZE(tq_counter_names) * sizeof(u64) ==
-	      sizeof(struct timeq_counters) -
-		      sizeof_field(struct timeq_counters, fast_deferred_why) -
-		      sizeof_field(struct timeq_counters, lateness));
 
 /*
  * Add @c to @sum, field by field. Another CPU may be counting in @c
@@ -209,7 +180,12 @@ EXPORT_SYMBOL_IF_KUNIT(tq_get_fast_stats);
  */
 const char *timeq_defer_name(unsigned int why)
 {
-	return why < TIMEQ_DEFER_REASONS ? tq_defer_names[why] : NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tq_defer_names); i++)
+		if (tq_defer_names[i].why == why)
+			return tq_defer_names[i].name;
+	return NULL;
 }
 EXPORT_SYMBOL_NS_GPL(timeq_defer_name, TIMEQ_NS);
 
@@ -244,7 +220,7 @@ static void tq_show_counters(struct seq_file *m, const struct timeq_counters *c)
 			   *(const u64 *)((const char *)c +
 					  tq_counter_names[i].offset));
 	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
-		seq_printf(m, "fast_deferred_%s %llu\n", tq_defer_names[i],
+		seq_printf(m, "fast_deferred_%s %llu\n", timeq_defer_name(i),
 			   c->fast_deferred_why[i]);
 	for (i = 0; i < TIMEQ_LATENESS_BUCKETS; i++) {
 		from = i ? 1UL << (i - 1) : 0;

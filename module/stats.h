@@ -1,51 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the module counts of every queue, and where it shows it (stats.c):
- * the counters each CPU keeps of a queue, the registry that numbers the
- * live queues, and one snapshot of a queue for debugfs and TIMEQ_STATS.
+ * Where the module shows what it counts of every queue (stats.c): the
+ * registry that numbers the live queues, the sums of the counters of
+ * counters.h, and one snapshot of a queue for debugfs and TIMEQ_STATS.
  */
 #ifndef _TIMEQ_STATS_H
 #define _TIMEQ_STATS_H
 
 #include <linux/percpu.h>
 #include <linux/timeq.h>
-#include <uapi/linux/timeq.h>
 
-/**
- * struct timeq_counters - what one CPU counted of one queue
- * @fast_applied: updates the fast path applied in place
- * @fast_deferred: updates the fast path handed to the slow path
- * @fast_deferred_why: the same, by why (&enum timeq_defer): they add up
- *		to @fast_deferred
- * @fast_contended: trylocks of the fast path that failed
- * @fast_refused: updates the fast path refused with an error
- * @handoffs:	requests put on the hand-off list; an update of a timer
- *		whose request is pending joins that one instead
- * @drained:	handed-off requests the slow side applied
- * @slow_runs:	runs of the queue's work item
- * @expiry_runs: expiries that removed nodes: timeq_del_less_than() calls,
- *		and a timer base's runs of its expiry
- * @expired:	nodes those removed
- * @lateness:	a timer base's expired timers by how late their
- *		callbacks started, in the buckets of &struct timeq_stats
- *
- * The paths count with this_cpu_inc(): no lock, and a line no other CPU
- * writes. Every field is a u64, so that a sum is a loop over them
- * (stats.c).
- */
-struct timeq_counters {
-	u64	fast_applied;
-	u64	fast_deferred;
-	u64	fast_deferred_why[TIMEQ_DEFER_REASONS];
-	u64	fast_contended;
-	u64	fast_refused;
-	u64	handoffs;
-	u64	drained;
-	u64	slow_runs;
-	u64	expiry_runs;
-	u64	expired;
-	u64	lateness[TIMEQ_LATENESS_BUCKETS];
-};
+#include "counters.h"
 
 /**
  * struct tq_snapshot - one queue's shape, state and counts

@@ -36,6 +36,7 @@
 #include <linux/timeq.h>
 #include <linux/tracepoint.h>
 
+#include "../counters.h"
 #include "../queue.h"
 
 /* module/trace.c: a node's id in the events; the key, drawn at load. */
@@ -44,17 +45,10 @@ void tq_trace_init(void);
 
 /*
  * timeq_fast_deferred's reason= is an &enum timeq_defer: its values for
- * the tools that read the binary buffer, and below, the names
- * timeq_defer_name() gives, for the text.
+ * the tools that read the binary buffer, and below, for the text, the
+ * names that timeq_defer_name() gives (counters.h).
  */
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_CONTENDED);
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_JOINED);
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_WORK);
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_MIN_FAR);
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_HEAD);
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_CLOCK);
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_DUE);
-TRACE_DEFINE_ENUM(TIMEQ_DEFER_LANE);
+TQ_DEFER_NAMES(TQ_DEFER_ENUM, TQ_DEFER_ENUM)
 
 /*
  * Laid out by hand, as the kernel's trace headers are, but aligned to the
@@ -143,14 +137,8 @@ DEFINE_EVENT_PRINT(timeq_fast_class, timeq_fast_deferred,
 			     __entry->queue, __entry->node, __entry->time,
 			     __entry->now,
 			     __print_symbolic(__entry->result,
-					      { TIMEQ_DEFER_CONTENDED, "contended" },
-					      { TIMEQ_DEFER_JOINED, "joined" },
-					      { TIMEQ_DEFER_WORK, "work" },
-					      { TIMEQ_DEFER_MIN_FAR, "min_far" },
-					      { TIMEQ_DEFER_HEAD, "head" },
-					      { TIMEQ_DEFER_CLOCK, "clock" },
-					      { TIMEQ_DEFER_DUE, "due" },
-					      { TIMEQ_DEFER_LANE, "lane" })));
+					      TQ_DEFER_NAMES(TQ_DEFER_SYMBOL,
+							     TQ_DEFER_SYMBOL_LAST))));
 
 DEFINE_EVENT_PRINT(timeq_fast_class, timeq_fast_refused,
 		   TP_PROTO(struct timeq *q, struct timeq_timer *timer,

@@ -60,7 +60,7 @@ static int open_dev(void)
 	return fd;
 }
 
-/* The figures of TIMEQ_STATS, as debugfs shows them for every queue. */
+/* The figures of TIMEQ_STATS. */
 static void print_stats(const struct timeq_stats *st)
 {
 	static const char *const clocks[] = { "manual", "monotonic" };
@@ -78,26 +78,8 @@ static void print_stats(const struct timeq_stats *st)
 		printf("  (the module knows no more figures than these)\n");
 		return;
 	}
-	printf("  queue: delta %u, %u buckets, current bucket %llu\n",
-	       st->delta, st->buckets, (unsigned long long)st->bucket);
-	printf("  where: head %llu, head2 %llu, focus %llu, calendar %llu\n",
-	       (unsigned long long)st->head, (unsigned long long)st->head2,
-	       (unsigned long long)st->focus,
-	       (unsigned long long)st->calendar);
-	fprintf(stdout,
-		"  slow side: %llu node visits, at most %llu in a lock hold; %llu runs, %llu expiries\n",
-		(unsigned long long)st->visits,
-		(unsigned long long)st->max_visits,
-		(unsigned long long)st->slow_runs,
-		(unsigned long long)st->expiry_runs);
-	fprintf(stdout,
-		"  fast path: %llu applied, %llu deferred, %llu failed trylocks, %llu refused; %llu hand-offs, %llu drained\n",
-		(unsigned long long)st->fast_applied,
-		(unsigned long long)st->fast_deferred,
-		(unsigned long long)st->fast_contended,
-		(unsigned long long)st->fast_refused,
-		(unsigned long long)st->handoffs,
-		(unsigned long long)st->drained);
+	printf("  queue: delta %u, %u buckets; %llu expiries\n", st->delta,
+	       st->buckets, (unsigned long long)st->expiry_runs);
 	printf("  lateness:");
 	for (i = 0; i < TIMEQ_LATENESS_BUCKETS; i++) {
 		if (!st->lateness[i])
@@ -403,10 +385,10 @@ static void stats_help(FILE *out)
 		"\n"
 		"Prints the timeq module's limits (its parameters). With --fd, prints\n"
 		"instead the figures of the /dev/timeq file open as descriptor N,\n"
-		"inherited from the program that runs timeqctl: its elements, where\n"
-		"they are in the queue, the slow side's work, the fast path's\n"
-		"outcomes and the lateness of its expiries (TIMEQ_STATS; root sees\n"
-		"the same for every queue in /sys/kernel/debug/timeq/).\n");
+		"inherited from the program that runs timeqctl: its elements, its\n"
+		"queue's shape, and its expiries and their lateness (TIMEQ_STATS;\n"
+		"root sees every queue, and its internals, in\n"
+		"/sys/kernel/debug/timeq/).\n");
 }
 
 static void print_param(const char *name)

@@ -302,21 +302,10 @@ struct timeq_advance {
  * @delta:	out: the queue's bucket width, in ticks
  * @buckets:	out: the queue's number of buckets M
  * @__reserved:	must be 0
- * @head:	out: elements in the current bucket's spread array (H)
- * @head2:	out: elements in the next bucket's spread array (H2)
- * @focus:	out: elements in the spread array of a far bucket
- * @calendar:	out: elements in the bucket lists
- * @bucket:	out: the current bucket number, @now / @delta
- * @visits:	out: nodes the slow side visited, pulls into the spread
- *		arrays included, over the life of the queue
- * @max_visits:	out: the most nodes one lock hold of the slow side visited
- * @fast_applied: out: updates the fast path applied in place
- * @fast_deferred: out: updates the fast path handed to the slow path
- * @fast_contended: out: trylocks of the fast path that failed
- * @fast_refused: out: updates the fast path refused with an error
- * @handoffs:	out: requests handed to the slow path
- * @drained:	out: handed-off requests the slow path applied
- * @slow_runs:	out: runs of the queue's slow path
+ * @__retired:	out: 0. The queue's internals (where its elements lie,
+ *		the slow side's visits, the fast path's counts) are in
+ *		debugfs, for root (Documentation/debugging.rst); a program
+ *		built against a header that named them here reads 0 there
  * @expiry_runs: out: expiries that removed elements: TIMEQ_ADVANCE on the
  *		manual clock, the kernel's own passes on the monotonic one
  * @lateness:	out: on the monotonic clock, how late each expired element
@@ -326,12 +315,9 @@ struct timeq_advance {
  *
  * One snapshot: @queued, @events, @inserted and @expired are read
  * together, so every element alive is counted once, in @queued or in
- * @events; @head to @max_visits are read together too. On the monotonic
- * clock @now is the clock as the kernel last moved it, which may lag the
- * current tick. A file's queue is used only by the slow side, so the
- * fast path's counts stay 0; they are there because the queue's debugfs
- * file (Documentation/debugging.rst) shows the same figures for every queue.
- * The figures describe this file's queue only.
+ * @events. On the monotonic clock @now is the clock as the kernel last
+ * moved it, which may lag the current tick. The figures describe this
+ * file's queue only.
  */
 struct timeq_stats {
 	__u32 size;
@@ -349,20 +335,7 @@ struct timeq_stats {
 	__u32 delta;
 	__u32 buckets;
 	__u32 __reserved;
-	__aligned_u64 head;
-	__aligned_u64 head2;
-	__aligned_u64 focus;
-	__aligned_u64 calendar;
-	__aligned_u64 bucket;
-	__aligned_u64 visits;
-	__aligned_u64 max_visits;
-	__aligned_u64 fast_applied;
-	__aligned_u64 fast_deferred;
-	__aligned_u64 fast_contended;
-	__aligned_u64 fast_refused;
-	__aligned_u64 handoffs;
-	__aligned_u64 drained;
-	__aligned_u64 slow_runs;
+	__aligned_u64 __retired[14];
 	__aligned_u64 expiry_runs;
 	__aligned_u64 lateness[TIMEQ_LATENESS_BUCKETS];
 };
