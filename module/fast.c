@@ -87,6 +87,7 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
+#include "clock.h"
 #include "counters.h"
 #include "paths.h"
 #include "queue.h"

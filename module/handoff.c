@@ -74,6 +74,7 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
+#include "clock.h"
 #include "paths.h"
 #include "queue.h"
 #include "stats.h"

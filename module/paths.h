@@ -102,29 +102,4 @@ int tq_timer_delete(struct timeq *q, struct timeq_timer *timer);
 int tq_delete_sync(struct timeq *q, struct timeq_timer *timer);
 int tq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);
 
-/*
- * clock.c; fast.c and handoff.c call these only for a base's queue
- * (q->base set), except tq_clock_cancel_due(), which reads only the timer's
- * owner word and so finds nothing due in a plain queue.
- */
-void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
-void tq_clock_catch_up(struct timeq *q)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-	__must_hold(&q->bucket_lock);
-int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
-	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock);
-bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
-	__must_hold(&q->head_lock);
-void tq_clock_expire(struct timeq *q);
-void tq_clock_kick(struct timeq *q);
-u64 tq_clock_fast_tick(const struct timeq *q);
-bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
-	__must_hold(&q->head_lock);
-void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
-#if IS_ENABLED(CONFIG_KUNIT)
-bool tq_clock_armed(struct timeq *q);
-u64 tq_clock_armed_at(struct timeq *q);
-bool tq_clock_stopping(struct timeq *q);
-#endif
-
 #endif /* _TIMEQ_PATHS_H */
