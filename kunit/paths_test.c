@@ -470,7 +470,7 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_CONTENDED], 1);
 	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_JOINED], 1);
 #ifdef __KERNEL__
-	/* The names are module/stats.c's, as timeq_bytes(): not in userspace. */
+	/* The names are stats.c's (counters.h's list), not in userspace. */
 	KUNIT_EXPECT_STREQ(test, timeq_defer_name(TIMEQ_DEFER_CONTENDED),
 			   "contended");
 	KUNIT_EXPECT_STREQ(test, timeq_defer_name(TIMEQ_DEFER_LANE), "lane");

@@ -18,7 +18,6 @@
 /*
  * The counters, each a u64 of struct timeq_counters, in the order debugfs
  * shows them, one "name value" a line:
- *
  *	fast_applied	updates the fast path applied in place
  *	fast_deferred	updates the fast path handed to the slow path
  *	fast_contended	trylocks of the fast path that failed

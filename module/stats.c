@@ -36,9 +36,9 @@
  * handle, no uid, pid or command name, no address. /proc/timer_stats
  * showed every user the PIDs and command names behind the system's timers
  * (CVE-2017-5967); here even root sees only numbers. The owner of a
- * /dev/timeq file reads the same figures of its own queue with
- * TIMEQ_STATS, which does not tell the queue's number, so no user learns
- * from it how many queues others have made.
+ * /dev/timeq file reads its queue's counts, shape, expiries and lateness,
+ * not its internals, with TIMEQ_STATS, which does not tell the queue's
+ * number, so no user learns from it how many queues others have made.
  */
 #include <linux/build_bug.h>
 #include <linux/cpumask.h>
@@ -77,6 +77,8 @@ static const struct {
 	const char	*name;
 	size_t		offset;
 } tq_counter_names[] = { TQ_COUNTERS(TQ_COUNTER) };
+
+#undef TQ_COUNTER
 
 static const struct {
 	unsigned int	why;

@@ -1338,7 +1338,7 @@ TEST_F(dev, stats_queue_figures)
 	EXPECT_EQ(sizeof(st), st.filled);
 	ASSERT_NE(0, st.delta);
 	EXPECT_LE(4096, (__u64)st.delta * st.buckets);
-	/* The current bucket, the next one and a far one. */
+	/* Near and far elements, as debugfs_shows_counts_only has them. */
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, tq_insert(self->fd, i, i, NULL));
 	for (i = 0; i < 5; i++)
@@ -2269,8 +2269,9 @@ static int numbers_only(const char *text)
 }
 
 /*
- * Root reads a file's queue in debugfs with the figures TIMEQ_STATS gives
- * its owner, in files of numbers only, mode 0400: uid 65534 reads none.
+ * Root reads a file's queue in debugfs, its internals and the figures
+ * TIMEQ_STATS gives its owner too, in files of numbers only, mode 0400:
+ * uid 65534 reads none.
  * The file goes when the queue does.
  */
 TEST(debugfs_shows_counts_only)
@@ -2291,10 +2292,15 @@ TEST(debugfs_shows_counts_only)
 	fd = open(TQ_DEV, O_RDWR);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, tq_configure_manual(fd, 0, 1 << 12, 0));
-	for (i = 0; i < 37; i++)
-		ASSERT_EQ(0, tq_insert(fd, 3 * i, i, NULL));
-	ASSERT_EQ(2, tq_advance(fd, 4));
 	st = tq_stats(fd);
+	ASSERT_NE(0, st.delta);
+	/* The current bucket, the next one and a far one. */
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, tq_insert(fd, i, i, NULL));
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, tq_insert(fd, st.delta + i, i, NULL));
+	for (i = 0; i < 7; i++)
+		ASSERT_EQ(0, tq_insert(fd, 8 * st.delta + i, i, NULL));
 	while ((de = readdir(dir))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -2304,40 +2310,49 @@ TEST(debugfs_shows_counts_only)
 		ASSERT_EQ(0, read_text(path, text, sizeof(text)));
 		EXPECT_TRUE(numbers_only(text)) TH_LOG("%s:\n%s", path, text);
 		if (text_field(text, "horizon") != 1 << 12 ||
-		    text_field(text, "elements") != 35)
+		    text_field(text, "elements") != 22)
 			continue;
 		matches++;
 		snprintf(found, sizeof(found), "%s", path);
-		EXPECT_EQ(st.now, text_field(text, "now"));
-		EXPECT_EQ(st.delta, text_field(text, "delta"));
-		EXPECT_EQ(st.buckets, text_field(text, "buckets"));
-		EXPECT_EQ(st.now / st.delta, text_field(text, "bucket"));
-		EXPECT_EQ(st.expiry_runs, text_field(text, "expiry_runs"));
-		EXPECT_EQ(2, text_field(text, "expired"));
-		/* The internals, which TIMEQ_STATS leaves to debugfs. */
-		EXPECT_EQ(35, text_field(text, "head") +
-				      text_field(text, "head2") +
-				      text_field(text, "focus") +
-				      text_field(text, "calendar"));
-		EXPECT_LT(0, text_field(text, "visits"));
-		EXPECT_LE(text_field(text, "max_visits"),
-			  text_field(text, "visits"));
-		/* A file never takes the fast path. */
-		EXPECT_EQ(0, text_field(text, "fast_applied") +
-				     text_field(text, "fast_deferred") +
-				     text_field(text, "fast_contended") +
-				     text_field(text, "fast_refused") +
-				     text_field(text, "handoffs") +
-				     text_field(text, "drained"));
 	}
 	closedir(dir);
-	EXPECT_EQ(1, matches);
+	ASSERT_EQ(1, matches);
+	/* The internals, which TIMEQ_STATS leaves to debugfs. */
+	ASSERT_EQ(0, read_text(found, text, sizeof(text)));
+	EXPECT_EQ(10, text_field(text, "head"));
+	EXPECT_EQ(5, text_field(text, "head2"));
+	EXPECT_EQ(7, text_field(text, "focus") + text_field(text, "calendar"));
+	EXPECT_EQ(0, text_field(text, "bucket"));
+	/* One expiry takes the two near buckets; the clock moves on. */
+	ASSERT_EQ(15, tq_advance(fd, 2 * st.delta + 1));
+	st = tq_stats(fd);
+	ASSERT_EQ(0, read_text(found, text, sizeof(text)));
+	EXPECT_EQ(7, text_field(text, "elements"));
+	EXPECT_EQ(2, text_field(text, "bucket"));
+	EXPECT_EQ(15, text_field(text, "expired"));
+	EXPECT_LT(0, text_field(text, "visits"));
+	EXPECT_LT(0, text_field(text, "max_visits"));
+	EXPECT_LE(text_field(text, "max_visits"), text_field(text, "visits"));
+	/* A file never takes the fast path. */
+	EXPECT_EQ(0, text_field(text, "fast_applied"));
+	EXPECT_EQ(0, text_field(text, "fast_deferred"));
+	EXPECT_EQ(0, text_field(text, "fast_contended"));
+	EXPECT_EQ(0, text_field(text, "fast_refused"));
+	EXPECT_EQ(0, text_field(text, "handoffs"));
+	EXPECT_EQ(0, text_field(text, "drained"));
+	/* And the figures both show agree. */
+	EXPECT_EQ(st.now, text_field(text, "now"));
+	EXPECT_EQ(st.delta, text_field(text, "delta"));
+	EXPECT_EQ(st.buckets, text_field(text, "buckets"));
+	EXPECT_EQ(st.now / st.delta, text_field(text, "bucket"));
+	EXPECT_EQ(1, st.expiry_runs);
+	EXPECT_EQ(st.expiry_runs, text_field(text, "expiry_runs"));
 	ASSERT_EQ(0, read_text(DEBUGFS "stats", text, sizeof(text)));
 	EXPECT_TRUE(numbers_only(text)) TH_LOG("%s", text);
 	EXPECT_LE(1, text_field(text, "live"));
 	EXPECT_LE(text_field(text, "live") + text_field(text, "destroyed"),
 		  text_field(text, "created"));
-	EXPECT_LE(35, text_field(text, "elements"));
+	EXPECT_LE(7, text_field(text, "elements"));
 	ASSERT_EQ(0, stat(DEBUGFS "stats", &sb));
 	EXPECT_EQ(S_IFREG | 0400, sb.st_mode);
 	/* Another user reads neither file, whatever the mount allows. */
