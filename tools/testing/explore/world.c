@@ -95,10 +95,10 @@ void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 		w->base = base;
 		q = tq_base_queue(base);
 		/*
-		 * struct timeq_base is clock.c's own: named as a whole, the
-		 * queue it composes and the queue's fields within it.
+		 * struct timeq_base (clock.h) named as a whole, the queue it
+		 * composes and the queue's fields within it.
 		 */
-		xp_name(base, sizeof(*q) + 128, "base");
+		xp_name(base, sizeof(*base), "base");
 	} else {
 		q = timeq_create(now, horizon, delta, nbuckets, GFP_KERNEL);
 		if (IS_ERR(q))

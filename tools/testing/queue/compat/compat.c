@@ -12,15 +12,23 @@ long compat_allocations;
 long compat_fail_countdown;
 struct workqueue_struct *timeq_wq;
 
+/*
+ * Zeroed memory, aligned as the kernel's slab aligns the structures that
+ * ask for it: struct timeq's lock regions are ____cacheline_aligned_in_smp,
+ * 64 bytes here, beyond the 16 that calloc() promises.
+ */
 static void *compat_alloc(size_t size)
 {
+	size_t rounded = (size + 63) & ~(size_t)63;
 	void *ptr;
 
 	if (compat_fail_countdown > 0 && --compat_fail_countdown == 0)
 		return NULL;
-	ptr = calloc(1, size);
-	if (ptr)
+	ptr = aligned_alloc(64, rounded ? rounded : 64);
+	if (ptr) {
+		memset(ptr, 0, rounded);
 		compat_allocations++;
+	}
 	return ptr;
 }
 
