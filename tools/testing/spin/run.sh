@@ -16,6 +16,15 @@
 #
 # JOBS (default 2) verifiers run at once; CC picks the compiler (default
 # clang if installed, which compiles the verifier faster, else gcc).
+#
+# A check that passed is kept in ~/.cache/timeq/spin-results (TIMEQ_CACHE
+# moves it) under a hash of everything its verdict depends on: the model's
+# files, this script (the scopes, their flags and pan's options), the
+# check's own flags, spin's and the compiler's versions. The search is
+# exhaustive and deterministic, so the same inputs give the same verdict:
+# a check kept so is printed as it passed, with a "# kept" line, and not
+# run again. A change to any input runs it; a failure is never kept.
+# SPIN_FRESH=1 runs every check.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,6 +32,8 @@ top=$(cd "$here/../../.." && pwd)
 out=${OUT:-$top/build/spin}
 jobs=${JOBS:-2}
 cc=${CC:-$(command -v clang >/dev/null && echo clang || echo gcc)}
+: "${HOME:=$(getent passwd "$(id -u)" | cut -d: -f6)}"
+kept=${TIMEQ_CACHE:-$HOME/.cache/timeq}/spin-results
 
 # Debian 12 has spin; make check runs as root.
 if ! command -v spin >/dev/null; then
@@ -157,15 +168,32 @@ planted() {
 # Each check writes its TAP lines to a file of its own, $jobs at a time
 # (the longest first); they are printed in order once all are done.
 mkdir -p "$out" || exit 1
+# What every verdict depends on, but for the check's own arguments.
+inputs=$({ cat "$here"/*.pml "$here/run.sh"; spin -V; $cc --version; } |
+	sha256sum | cut -c1-40)
 results=()
 run() {
-	local file=$out/$1.tap
+	local file=$out/$1.tap key
 	shift
 	results+=("$file")
+	key=$(printf '%s %s\n' "$inputs" "$*" | sha256sum | cut -c1-40)
+	if [ "${SPIN_FRESH:-0}" != 1 ] && [ -f "$kept/$key" ]; then
+		{
+			cat "$kept/$key"
+			echo "# kept: passed before with the same model, flags, spin and $cc"
+		} >"$file"
+		return
+	fi
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n
 	done
-	"$@" >"$file" 2>&1 &
+	{
+		"$@" >"$file" 2>&1
+		if grep -q '^ok - ' "$file" && ! grep -q '^not ok' "$file"; then
+			mkdir -p "$kept" && cp "$file" "$kept/$key.$$" &&
+				mv "$kept/$key.$$" "$kept/$key"
+		fi
+	} &
 }
 
 for s in "${scopes[@]}"; do
