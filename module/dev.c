@@ -159,7 +159,7 @@ struct timeq_user {
  * @base:	the timer base whose queue @q is, on the monotonic clock;
  *		NULL on the manual one
  * @user:	the user charged for the file and its elements, once configured
- * @clock:	the configured &enum timeq_clockid
+ * @clockid:	the configured &enum timeq_clockid
  * @horizon:	the configured horizon
  * @cap:	the element cap
  * @event_size:	the size of each event read() returns
@@ -179,7 +179,7 @@ struct timeq_file {
 	struct timeq		*q;
 	struct timeq_base	*base;
 	struct timeq_user	*user;
-	u32			clock;
+	u32			clockid;
 	u64			horizon;
 	u32			cap;
 	u32			event_size;
@@ -602,7 +602,7 @@ static long tq_dev_configure(struct timeq_file *f, void *karg,
 		q = tq_base_queue(base);
 	}
 	f->user = user;
-	f->clock = arg->clock;
+	f->clockid = arg->clock;
 	f->horizon = arg->horizon;
 	f->cap = cap;
 	f->event_size = esize;
@@ -832,7 +832,7 @@ static long tq_dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
 		return -EINVAL;
 	arg->filled = min_t(u32, usize, sizeof(*arg));
 	if (f->q) {
-		arg->clock = f->clock;
+		arg->clock = f->clockid;
 		arg->now = timeq_now(f->q);
 		arg->horizon = f->horizon;
 		arg->max_elements = f->cap;
