@@ -25,7 +25,7 @@
  *	buckets[M]	rel 1 .. M: bucket b in list b % M, unsorted
  *
  * head, head2 and focus are roles played by three identical spread arrays
- * (struct timeq_head); moving the clock swaps roles, never nodes. Each node
+ * (struct timeq_spread); moving the clock swaps roles, never nodes. Each node
  * carries a tag in the low bits of its owner word naming the array it is
  * in, or the calendar, so unlinking it never has to guess.
  *
@@ -327,7 +327,7 @@ static void tq_set_min(struct timeq *q, struct timeq_node *node)
 }
 
 /* Append @node to its list in spread array @head. */
-static void tq_head_add_tail(struct timeq *q, struct timeq_head *head,
+static void tq_head_add_tail(struct timeq *q, struct timeq_spread *head,
 			     struct timeq_node *node)
 {
 	unsigned long index = tq_index(q, node->time);
@@ -395,7 +395,7 @@ static void tq_link(struct timeq *q, struct timeq_node *node)
 static void tq_unlink(struct timeq *q, struct timeq_node *node)
 {
 	unsigned int tag = tq_tag(node);
-	struct timeq_head *head;
+	struct timeq_spread *head;
 	unsigned long index;
 
 	list_del_init(&node->entry);
@@ -426,7 +426,7 @@ static void tq_remove(struct timeq *q, struct timeq_node *node)
  * their lists in spread array @head. See "Keeping FIFO" above for why
  * tail-to-front. Returns the number moved.
  */
-static unsigned long tq_pull(struct timeq *q, struct timeq_head *head,
+static unsigned long tq_pull(struct timeq *q, struct timeq_spread *head,
 			     unsigned long slot, unsigned long max)
 {
 	struct list_head *bucket = &q->buckets[slot];
@@ -471,7 +471,7 @@ static void tq_pull_share(struct timeq *q, unsigned long share)
 }
 
 /* The first node of a non-empty spread array. */
-static struct timeq_node *tq_head_first(const struct timeq_head *head)
+static struct timeq_node *tq_head_first(const struct timeq_spread *head)
 {
 	unsigned long index = timeq_bitmap_next(&head->map, 0);
 
@@ -557,9 +557,9 @@ static void tq_settle(struct timeq *q)
 }
 
 /* Swap two roles; the fast path reads them without the locks (queue.h). */
-static void tq_swap_roles(struct timeq_head **a, struct timeq_head **b)
+static void tq_swap_roles(struct timeq_spread **a, struct timeq_spread **b)
 {
-	struct timeq_head *t = *a;
+	struct timeq_spread *t = *a;
 
 	WRITE_ONCE(*a, *b);
 	WRITE_ONCE(*b, t);
@@ -593,7 +593,7 @@ static void tq_advance(struct timeq *q, u64 time)
 }
 
 /* One step of PULL_NEXT or PULL_HEAD; done when the bucket list is empty. */
-static bool tq_step_pull(struct timeq *q, struct timeq_head *head, u64 bucket)
+static bool tq_step_pull(struct timeq *q, struct timeq_spread *head, u64 bucket)
 {
 	unsigned long slot = tq_slot(q, bucket);
 
@@ -630,7 +630,7 @@ static void tq_step_walk(struct timeq *q)
 static bool tq_step_evict(struct timeq *q)
 {
 	unsigned long slot = tq_slot(q, q->focus_bucket), index, moved = 0;
-	struct timeq_head *focus = q->focus;
+	struct timeq_spread *focus = q->focus;
 	struct timeq_node *node;
 	unsigned long owner = tq_owner_word(q, TQ_TAG_CALENDAR);
 
@@ -1051,7 +1051,7 @@ enum tq_array { TQ_HEAD, TQ_HEAD2, TQ_FOCUS, TQ_BUCKETS };
 
 static const char *const tq_array_name[] = { "head", "head2", "focus", "bucket" };
 
-static struct timeq_head *tq_role(const struct timeq *q, enum tq_array array)
+static struct timeq_spread *tq_role(const struct timeq *q, enum tq_array array)
 {
 	switch (array) {
 	case TQ_HEAD:

@@ -51,12 +51,12 @@ struct timeq_bitmap {
 };
 
 /**
- * struct timeq_head - one bucket spread into one list per time
+ * struct timeq_spread - one bucket spread into one list per time
  * @lists:	delta lists; list i holds the nodes of time bucket * delta + i
  * @map:	the non-empty lists
  * @count:	the number of nodes in all of @lists
  */
-struct timeq_head {
+struct timeq_spread {
 	struct list_head	*lists;
 	struct timeq_bitmap	map;
 	unsigned long		count;
@@ -118,9 +118,9 @@ struct timeq {
 	u64			horizon;
 	unsigned int		delta_shift;
 	unsigned int		buckets_shift;
-	struct timeq_head	*head;
-	struct timeq_head	*head2;
-	struct timeq_head	*focus;
+	struct timeq_spread	*head;
+	struct timeq_spread	*head2;
+	struct timeq_spread	*focus;
 	unsigned int		pend;
 	struct timeq_base	*base;
 	struct timeq_counters __percpu *counters;
@@ -148,7 +148,7 @@ struct timeq {
 	unsigned long		total_visits;
 
 	/* Each spread array on lines of its own: roles move between them. */
-	struct timeq_head	heads[3] ____cacheline_aligned_in_smp;
+	struct timeq_spread	heads[3] ____cacheline_aligned_in_smp;
 
 	/* The hand-off, written by fast paths that defer. */
 	struct llist_head	handoffs ____cacheline_aligned_in_smp;
@@ -303,19 +303,20 @@ static inline unsigned long tq_owner_word(const struct timeq *q,
 }
 
 static inline unsigned int tq_head_tag(const struct timeq *q,
-				       const struct timeq_head *head)
+				       const struct timeq_spread *head)
 {
 	return 1 + (head - q->heads);
 }
 
-static inline struct timeq_head *tq_tag_head(struct timeq *q, unsigned int tag)
+static inline struct timeq_spread *tq_tag_head(struct timeq *q,
+					       unsigned int tag)
 {
 	return &q->heads[tag - 1];
 }
 
 /* Does @tag name the array that plays @role (q->head, head2 or focus)? */
 static inline bool tq_tag_plays(const struct timeq *q, unsigned int tag,
-				const struct timeq_head *role)
+				const struct timeq_spread *role)
 {
 	return tag != TQ_TAG_CALENDAR && tag <= TQ_HEADS &&
 	       &q->heads[tag - 1] == role;
