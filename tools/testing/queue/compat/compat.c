@@ -13,22 +13,22 @@ long compat_fail_countdown;
 struct workqueue_struct *timeq_wq;
 
 /*
- * Zeroed memory, aligned as the kernel's slab aligns the structures that
- * ask for it: struct timeq's lock regions are ____cacheline_aligned_in_smp,
- * 64 bytes here, beyond the 16 that calloc() promises.
+ * Zeroed memory, 64-byte aligned: struct timeq's lock regions are
+ * ____cacheline_aligned_in_smp, 64 bytes here, beyond the 16 that
+ * calloc() promises; the kernel's kmalloc size classes of these structures
+ * are multiples of 64. Exactly @size bytes, so that ASan and valgrind
+ * still catch a write past the end.
  */
 static void *compat_alloc(size_t size)
 {
-	size_t rounded = (size + 63) & ~(size_t)63;
 	void *ptr;
 
 	if (compat_fail_countdown > 0 && --compat_fail_countdown == 0)
 		return NULL;
-	ptr = aligned_alloc(64, rounded ? rounded : 64);
-	if (ptr) {
-		memset(ptr, 0, rounded);
-		compat_allocations++;
-	}
+	if (posix_memalign(&ptr, 64, size ? size : 1))
+		return NULL;
+	memset(ptr, 0, size);
+	compat_allocations++;
 	return ptr;
 }
 
