@@ -20,7 +20,8 @@
 # A check that passed is kept in ~/.cache/timeq/spin-results (TIMEQ_CACHE
 # moves it) under a hash of everything its verdict depends on: the model's
 # files, this script (the scopes, their flags and pan's options), the
-# check's own flags, spin's and the compiler's versions. The search is
+# check's own flags, and the versions of spin, its preprocessor and the
+# compiler. The search is
 # exhaustive and deterministic, so the same inputs give the same verdict:
 # a check kept so is printed as it passed, with a "# kept" line, and not
 # run again. A change to any input runs it; a failure is never kept.
@@ -168,9 +169,15 @@ planted() {
 # Each check writes its TAP lines to a file of its own, $jobs at a time
 # (the longest first); they are printed in order once all are done.
 mkdir -p "$out" || exit 1
-# What every verdict depends on, but for the check's own arguments.
-inputs=$({ cat "$here"/*.pml "$here/run.sh"; spin -V; $cc --version; } |
-	sha256sum | cut -c1-40)
+# What every verdict depends on, but for the check's own arguments: each
+# file by its name and text, spin, the preprocessor spin runs (cpp) and
+# the compiler of the verifier.
+inputs=$({
+	(cd "$here" && sha256sum ./*.pml run.sh)
+	spin -V
+	cpp --version
+	$cc --version
+} | sha256sum | cut -c1-40)
 results=()
 run() {
 	local file=$out/$1.tap key
@@ -190,8 +197,8 @@ run() {
 	{
 		"$@" >"$file" 2>&1
 		if grep -q '^ok - ' "$file" && ! grep -q '^not ok' "$file"; then
-			mkdir -p "$kept" && cp "$file" "$kept/$key.$$" &&
-				mv "$kept/$key.$$" "$kept/$key"
+			mkdir -p "$kept" && cp "$file" "$kept/$key.$BASHPID" &&
+				mv "$kept/$key.$BASHPID" "$kept/$key"
 		fi
 	} &
 }
