@@ -181,7 +181,7 @@ static_assert(sizeof(struct timeq_node) <= 32 || BITS_PER_LONG != 64,
 #endif
 static_assert(__alignof__(struct timeq) > TIMEQ_NODE_TAG_MASK,
 	      "an owner word keeps its tag in the low bits of the queue's address");
-static_assert(TQ_TAG_OUT > TQ_HEADS && TQ_TAG_OUT <= TIMEQ_NODE_TAG_MASK,
+static_assert(TQ_TAG_OUT > TQ_SPREADS && TQ_TAG_OUT <= TIMEQ_NODE_TAG_MASK,
 	      "the tags are the calendar, the spread arrays and out");
 
 /* Largest horizon: both arrays at their maximum size. */
@@ -326,16 +326,16 @@ static void tq_set_min(struct timeq *q, struct timeq_node *node)
 	WRITE_ONCE(q->min_time, node ? node->time : U64_MAX);
 }
 
-/* Append @node to its list in spread array @head. */
-static void tq_head_add_tail(struct timeq *q, struct timeq_spread *head,
-			     struct timeq_node *node)
+/* Append @node to its list in spread array @spread. */
+static void tq_spread_add_tail(struct timeq *q, struct timeq_spread *spread,
+			       struct timeq_node *node)
 {
 	unsigned long index = tq_index(q, node->time);
 
-	list_add_tail(&node->entry, &head->lists[index]);
-	timeq_bitmap_set(&head->map, index);
-	WRITE_ONCE(head->count, head->count + 1);
-	WRITE_ONCE(node->owner, tq_owner_word(q, tq_head_tag(q, head)));
+	list_add_tail(&node->entry, &spread->lists[index]);
+	timeq_bitmap_set(&spread->map, index);
+	WRITE_ONCE(spread->count, spread->count + 1);
+	WRITE_ONCE(node->owner, tq_owner_word(q, tq_spread_tag(q, spread)));
 }
 
 static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
@@ -376,12 +376,12 @@ static void tq_link(struct timeq *q, struct timeq_node *node)
 	node->seq = tq_debug_next(&q->seq);
 #endif
 	if (rel == 0) {
-		tq_head_add_tail(q, q->head, node);
+		tq_spread_add_tail(q, q->head, node);
 	} else if (rel == 1) {
-		tq_head_add_tail(q, q->head2, node);
+		tq_spread_add_tail(q, q->head2, node);
 	} else if (q->focus->count &&
 		   node->time >> q->delta_shift == q->focus_bucket) {
-		tq_head_add_tail(q, q->focus, node);
+		tq_spread_add_tail(q, q->focus, node);
 	} else {
 		tq_bucket_add_tail(q, node);
 	}
@@ -406,7 +406,7 @@ static void tq_unlink(struct timeq *q, struct timeq_node *node)
 		q->bucket_count[index]--;
 		WRITE_ONCE(q->calendar_count, q->calendar_count - 1);
 	} else {
-		head = tq_tag_head(q, tag);
+		head = tq_tag_spread(q, tag);
 		index = tq_index(q, node->time);
 		tq_bitmap_clear_if(&head->map, index,
 				   list_empty(&head->lists[index]));
@@ -433,7 +433,7 @@ static unsigned long tq_pull(struct timeq *q, struct timeq_spread *head,
 	unsigned long index, moved = 0, owner;
 	struct timeq_node *node;
 
-	owner = tq_owner_word(q, tq_head_tag(q, head));
+	owner = tq_owner_word(q, tq_spread_tag(q, head));
 	while (moved < max && !list_empty(bucket)) {
 		node = list_last_entry(bucket, struct timeq_node, entry);
 		index = tq_index(q, node->time);
@@ -471,11 +471,12 @@ static void tq_pull_share(struct timeq *q, unsigned long share)
 }
 
 /* The first node of a non-empty spread array. */
-static struct timeq_node *tq_head_first(const struct timeq_spread *head)
+static struct timeq_node *tq_spread_first(const struct timeq_spread *spread)
 {
-	unsigned long index = timeq_bitmap_next(&head->map, 0);
+	unsigned long index = timeq_bitmap_next(&spread->map, 0);
 
-	return list_first_entry(&head->lists[index], struct timeq_node, entry);
+	return list_first_entry(&spread->lists[index], struct timeq_node,
+				entry);
 }
 
 /*
@@ -509,20 +510,20 @@ static struct timeq_node *tq_next_min(struct timeq *q)
 	u64 far, focus_rel;
 
 	if (q->head->count)
-		return tq_head_first(q->head);
+		return tq_spread_first(q->head);
 	if (q->bucket_count[next]) {
 		q->pend = TQ_PEND_PULL_NEXT;
 		return NULL;
 	}
 	if (q->head2->count)
-		return tq_head_first(q->head2);
+		return tq_spread_first(q->head2);
 	if (!q->calendar_count && !q->focus->count)
 		return NULL;
 	far = tq_next_bucket(q, 2);
 	if (q->focus->count) {
 		focus_rel = q->focus_bucket - tq_cur(q);
 		if (!far || focus_rel < far)
-			return tq_head_first(q->focus);
+			return tq_spread_first(q->focus);
 	}
 	q->pend_bucket = tq_cur(q) + far;
 	slot = tq_slot(q, q->pend_bucket);
@@ -706,8 +707,8 @@ size_t __timeq_lists_size(unsigned int delta_shift, unsigned int buckets_shift)
 	unsigned long ndelta = 1UL << delta_shift,
 		      nbucket = 1UL << buckets_shift;
 
-	return (nbucket + TQ_HEADS * ndelta) * sizeof(struct list_head) +
-	       (TQ_HEADS * timeq_bitmap_words(ndelta) +
+	return (nbucket + TQ_SPREADS * ndelta) * sizeof(struct list_head) +
+	       (TQ_SPREADS * timeq_bitmap_words(ndelta) +
 		timeq_bitmap_words(nbucket) + nbucket +
 		BITS_TO_LONGS(nbucket)) *
 		       sizeof(unsigned long);
@@ -754,7 +755,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	 */
 	ndelta = 1UL << delta_shift;
 	nbucket = 1UL << buckets_shift;
-	n = nbucket + TQ_HEADS * ndelta;
+	n = nbucket + TQ_SPREADS * ndelta;
 	lists = kvzalloc(__timeq_lists_size(delta_shift, buckets_shift), gfp);
 	if (!lists)
 		return -ENOMEM;
@@ -763,17 +764,17 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 
 	q->buckets = lists;
 	words = (unsigned long *)(lists + n);
-	for (i = 0; i < TQ_HEADS; i++) {
-		q->heads[i].lists = lists + nbucket + i * ndelta;
-		words = timeq_bitmap_init(&q->heads[i].map, words, ndelta);
+	for (i = 0; i < TQ_SPREADS; i++) {
+		q->spreads[i].lists = lists + nbucket + i * ndelta;
+		words = timeq_bitmap_init(&q->spreads[i].map, words, ndelta);
 	}
 	words = timeq_bitmap_init(&q->bucket_map, words, nbucket);
 	q->bucket_count = words;
 	q->bucket_sorted = words + nbucket;
 	bitmap_fill(q->bucket_sorted, nbucket);
-	q->head = &q->heads[0];
-	q->head2 = &q->heads[1];
-	q->focus = &q->heads[2];
+	q->head = &q->spreads[0];
+	q->head2 = &q->spreads[1];
+	q->focus = &q->spreads[2];
 
 	q->now = now;
 	q->horizon = horizon;
@@ -790,9 +791,9 @@ static struct timeq_node *tq_any(const struct timeq *q)
 	unsigned long slot;
 	unsigned int i;
 
-	for (i = 0; i < TQ_HEADS; i++)
-		if (q->heads[i].count)
-			return tq_head_first(&q->heads[i]);
+	for (i = 0; i < TQ_SPREADS; i++)
+		if (q->spreads[i].count)
+			return tq_spread_first(&q->spreads[i]);
 	slot = timeq_bitmap_next(&q->bucket_map, 0);
 	if (slot == TIMEQ_NONE)
 		return NULL;
@@ -1106,7 +1107,7 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 		owner = tq_owner_word(q, TQ_TAG_CALENDAR);
 	} else {
 		list = &tq_role(q, array)->lists[index];
-		owner = tq_owner_word(q, tq_head_tag(q, tq_role(q, array)));
+		owner = tq_owner_word(q, tq_spread_tag(q, tq_role(q, array)));
 	}
 	for (prev = list, pos = list->next; pos != list;
 	     prev = pos, pos = pos->next) {

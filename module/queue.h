@@ -72,7 +72,7 @@ struct timeq_spread {
  * @head:	the spread array of the current bucket, the one @now is in
  * @head2:	the spread array of part of the next bucket
  * @focus:	the spread array of one far bucket, @focus_bucket
- * @heads:	the three spread arrays behind @head, @head2 and @focus
+ * @spreads:	the three spread arrays behind @head, @head2 and @focus
  * @focus_bucket: the bucket number @focus holds, while it holds nodes
  * @buckets:	the calendar: bucket number b is list b % M
  * @bucket_map:	the non-empty lists of @buckets
@@ -148,7 +148,7 @@ struct timeq {
 	unsigned long		total_visits;
 
 	/* Each spread array on lines of its own: roles move between them. */
-	struct timeq_spread	heads[3] ____cacheline_aligned_in_smp;
+	struct timeq_spread	spreads[3] ____cacheline_aligned_in_smp;
 
 	/* The hand-off, written by fast paths that defer. */
 	struct llist_head	handoffs ____cacheline_aligned_in_smp;
@@ -167,8 +167,8 @@ struct timeq {
 /* timeq_count(), for the data structure, which calls nothing above it. */
 static inline unsigned long tq_count(const struct timeq *q)
 {
-	return READ_ONCE(q->heads[0].count) + READ_ONCE(q->heads[1].count) +
-	       READ_ONCE(q->heads[2].count) + READ_ONCE(q->calendar_count);
+	return READ_ONCE(q->spreads[0].count) + READ_ONCE(q->spreads[1].count) +
+	       READ_ONCE(q->spreads[2].count) + READ_ONCE(q->calendar_count);
 }
 
 /*
@@ -263,7 +263,7 @@ static inline bool tq_in_window(const struct timeq *q, u64 time)
  */
 #define TQ_TAG_OUT	4
 /* The spread arrays behind head, head2 and focus. */
-#define TQ_HEADS	ARRAY_SIZE(((struct timeq *)NULL)->heads)
+#define TQ_SPREADS	ARRAY_SIZE(((struct timeq *)NULL)->spreads)
 
 static inline struct timeq *tq_owner(const struct timeq_node *node)
 {
@@ -302,24 +302,24 @@ static inline unsigned long tq_owner_word(const struct timeq *q,
 	return (unsigned long)q | tag;
 }
 
-static inline unsigned int tq_head_tag(const struct timeq *q,
-				       const struct timeq_spread *head)
+static inline unsigned int tq_spread_tag(const struct timeq *q,
+					 const struct timeq_spread *spread)
 {
-	return 1 + (head - q->heads);
+	return 1 + (spread - q->spreads);
 }
 
-static inline struct timeq_spread *tq_tag_head(struct timeq *q,
-					       unsigned int tag)
+static inline struct timeq_spread *tq_tag_spread(struct timeq *q,
+						 unsigned int tag)
 {
-	return &q->heads[tag - 1];
+	return &q->spreads[tag - 1];
 }
 
 /* Does @tag name the array that plays @role (q->head, head2 or focus)? */
 static inline bool tq_tag_plays(const struct timeq *q, unsigned int tag,
 				const struct timeq_spread *role)
 {
-	return tag != TQ_TAG_CALENDAR && tag <= TQ_HEADS &&
-	       &q->heads[tag - 1] == role;
+	return tag != TQ_TAG_CALENDAR && tag <= TQ_SPREADS &&
+	       &q->spreads[tag - 1] == role;
 }
 
 /* Is @node (queued in @q) in the far region: the calendar or the focus? */

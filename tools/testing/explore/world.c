@@ -517,8 +517,8 @@ void xw_quiet(void *ctx)
 	 * or the roles.
 	 */
 	fp = q->min_time ^ (uintptr_t)q->min * 3 ^ q->now * 5 ^
-	     q->heads[0].count * 7 ^ q->heads[1].count * 11 ^
-	     q->heads[2].count * 13 ^ q->calendar_count * 17 ^
+	     q->spreads[0].count * 7 ^ q->spreads[1].count * 11 ^
+	     q->spreads[2].count * 13 ^ q->calendar_count * 17 ^
 	     (uintptr_t)q->head * 19 ^ (uintptr_t)q->focus * 23 ^
 	     q->focus_bucket * 29;
 #ifdef TIMEQ_DEBUG_FIFO
