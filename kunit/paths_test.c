@@ -1203,7 +1203,8 @@ static void late_behind_fn(struct timeq_timer *timer)
  * A timer base whose expiry @blocker's callback holds: @flow, with
  * @flow_fn, armed a tick after @blocker if @arm_flow, and the timers
  * behind armed a tick after that. Returns once the clock has run past the
- * window of the last of them.
+ * window of the last of them, as filed: on a slow host the clock may have
+ * passed the time asked for before the arm, which then takes the clock.
  */
 static struct late_rearm *late_start(struct kunit *test, timeq_timer_fn flow_fn,
 				     bool arm_flow)
@@ -1240,11 +1241,14 @@ static struct late_rearm *late_start(struct kunit *test, timeq_timer_fn flow_fn,
 	}
 	KUNIT_ASSERT_GT(test,
 			wait_for_completion_timeout(&lr->started, 30 * HZ), 0);
+	/* Filed in order, each at the clock if its time had passed. */
+	last = timeq_node_time(&lr->behind[LATE_BEHIND - 1].node);
 	/* The clock runs on past the window; the expiry is held. */
 	end = jiffies + 30 * HZ;
 	while (timeq_base_ticks(lr->base) <= last + LATE_HORIZON &&
 	       time_before(jiffies, end))
 		msleep(20);
+	KUNIT_ASSERT_GT(test, timeq_base_ticks(lr->base), last + LATE_HORIZON);
 	return lr;
 }
 
