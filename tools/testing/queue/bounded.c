@@ -428,25 +428,36 @@ static void walks_between_requests(void)
  */
 #define C_HORIZON	BIT_ULL(20)
 
-static void make_room_clocked(void)
+/*
+ * A base with @n of the @n + 1 timers @t armed across its window, its clock
+ * then run two horizons past it: @t[@n] is left for the arm that makes room.
+ */
+static struct timeq_base *overdue_base(struct timeq_timer *t, unsigned long n)
 {
-	unsigned long i, n = nodes / 8, expired, max, total, allowed;
-	struct timeq_timer *t = calloc(n + 1, sizeof(*t));
 	struct timeq_base *base;
-	struct timeq *q;
-	char why[160];
-	int ok;
+	unsigned long i;
 
 	compat_clock_set(0);
 	base = timeq_base_create(1, C_HORIZON, 0, 0, GFP_KERNEL);
 	if (IS_ERR(base) || !t)
 		exit(1);
-	q = tq_base_queue(base);
 	for (i = 0; i <= n; i++)
 		timeq_timer_init(&t[i], NULL);
 	for (i = 0; i < n; i++)
 		timeq_timer_arm(base, &t[i], (i * 7919) % C_HORIZON);
 	compat_clock_set(3 * C_HORIZON);
+	return base;
+}
+
+static void make_room_clocked(void)
+{
+	unsigned long n = nodes / 8, expired, max, total, allowed;
+	struct timeq_timer *t = calloc(n + 1, sizeof(*t));
+	struct timeq_base *base = overdue_base(t, n);
+	struct timeq *q = tq_base_queue(base);
+	char why[160];
+	int ok;
+
 	q->max_visits = 0;
 	q->total_visits = 0;
 	ok = !timeq_timer_arm(base, &t[n], 4 * C_HORIZON - 1) &&
@@ -508,20 +519,10 @@ static void destroy_due_clocked(void)
 {
 	unsigned long i, n = nodes / 8, owners = 0;
 	struct timeq_timer *t = calloc(n + 1, sizeof(*t));
-	struct timeq_base *base;
-	struct timeq *q;
+	struct timeq_base *base = overdue_base(t, n);
+	struct timeq *q = tq_base_queue(base);
 	int ok;
 
-	compat_clock_set(0);
-	base = timeq_base_create(1, C_HORIZON, 0, 0, GFP_KERNEL);
-	if (IS_ERR(base) || !t)
-		exit(1);
-	q = tq_base_queue(base);
-	for (i = 0; i <= n; i++)
-		timeq_timer_init(&t[i], NULL);
-	for (i = 0; i < n; i++)
-		timeq_timer_arm(base, &t[i], (i * 7919) % C_HORIZON);
-	compat_clock_set(3 * C_HORIZON);
 	ok = !timeq_timer_arm(base, &t[n], 4 * C_HORIZON - 1) &&
 	     timeq_count(q) == 1;
 	timeq_timer_delete(base, &t[n]);
