@@ -898,7 +898,7 @@ static void paths_test_clock_destroy(struct kunit *test)
 	}
 	/* The work item waits for head_lock: the request stays pending. */
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, base_fast_update(base, &ct[0].timer, far + 9),
+	KUNIT_EXPECT_EQ(test, base_fast_update(base, &ct[0].timer, far - 9),
 			TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
 	timeq_base_destroy(base);
@@ -1041,17 +1041,25 @@ static void paths_test_fast_no_hrtimer(struct kunit *test)
 	irq_work_sync(&q->kick);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(q), soon);
 
-	/* A deferred update (the minimum going far): no work queued yet. */
+	/*
+	 * A deferred update (head_lock taken): no work queued yet. It stages
+	 * another CPU's lock (skip_unless_smp_locks()).
+	 */
+	if (!IS_ENABLED(CONFIG_SMP))
+		goto out;
 	local_bh_disable();
+	spin_lock(&q->head_lock);
 	local_irq_disable();
-	deferred = timeq_fast_update(base, &t[1], late + 1);
+	deferred = timeq_fast_update(base, &t[1], soon - 1);
 	queued = work_pending(&q->work);
 	local_irq_enable();
+	spin_unlock(&q->head_lock);
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, deferred, TIMEQ_DEFERRED);
 	KUNIT_EXPECT_FALSE(test, queued);
 	settle(q);
-	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[1].node), late + 1);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[1].node), soon - 1);
+out:
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[0]), 1);
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[1]), 1);
 }
@@ -1143,6 +1151,155 @@ static void paths_test_clock_tick_exact(struct kunit *test)
 	KUNIT_EXPECT_LT(test, tries, 20);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), tick);
 	timeq_delete_sync(base, t);
+}
+
+/*
+ * Refresh by a store (module/fast.c): timers armed at one time and moved
+ * later by the fast path are each moved by a store alone, with no lock
+ * and no hand-off, and stay filed at their old time; when it comes they
+ * are filed again, and each fires once, never before the time stored.
+ * They fire after a timer the slow side armed at that time before they
+ * were filed again, and in the order of their old times, not of the
+ * stores (the order fast.c promises among equal times).
+ */
+#define STORE_TIMERS	16
+#define STORE_LATER	1000	/* ticks: 1 ms */
+
+struct store_timer {
+	struct timeq_timer	timer;
+	u64			want;	/* the time stored */
+	unsigned int		*next;	/* the next place to fire in */
+	unsigned int		place;
+	int			fired;
+	bool			early;
+	atomic_t		*left;
+	struct completion	*done;
+};
+
+static void store_fn(struct timeq_timer *timer)
+{
+	struct store_timer *st = container_of(timer, struct store_timer, timer);
+
+	if (ktime_get_ns() < st->want * CLOCK_GRAN)
+		st->early = true;
+	st->place = (*st->next)++;
+	st->fired++;
+	if (atomic_dec_and_test(st->left))
+		complete(st->done);
+}
+
+static void paths_test_store_refresh(struct kunit *test)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	atomic_t left = ATOMIC_INIT(STORE_TIMERS + 1);
+	struct store_timer *st, *slow;
+	struct timeq_fast_stats fs;
+	struct timeq_base *base;
+	unsigned int i, next = 0;
+	struct tq_snapshot s;
+	u64 old, later, why;
+	struct timeq *q;
+
+	st = kunit_kcalloc(test, STORE_TIMERS + 1, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st);
+	base = clock_base(test);
+	q = tq_base_queue(base);
+	/* Half a horizon ahead: the stores land long before it comes. */
+	old = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
+	later = old + STORE_LATER;
+	for (i = 0; i <= STORE_TIMERS; i++) {
+		timeq_timer_init(&st[i].timer, store_fn);
+		st[i].want = later;
+		st[i].next = &next;
+		st[i].left = &left;
+		st[i].done = &done;
+	}
+	for (i = 0; i < STORE_TIMERS; i++)
+		KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &st[i].timer, old),
+				0);
+	for (i = STORE_TIMERS; i--;) {
+		KUNIT_EXPECT_EQ(test, base_fast_update(base, &st[i].timer, later),
+				TIMEQ_APPLIED);
+		KUNIT_EXPECT_EQ(test, timeq_node_time(&st[i].timer.node), old);
+		KUNIT_EXPECT_EQ(test, timeq_timer_expires(&st[i].timer), later);
+	}
+	slow = &st[STORE_TIMERS];
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &slow->timer, later), 0);
+	timeq_get_fast_stats(base, &fs);
+	KUNIT_EXPECT_EQ(test, fs.stored, STORE_TIMERS);
+	KUNIT_EXPECT_EQ(test, fs.applied, STORE_TIMERS);
+	for (i = 0, why = 0; i < TIMEQ_DEFER_REASONS; i++)
+		why += fs.deferred[i];
+	KUNIT_EXPECT_EQ(test, why, 0);
+
+	KUNIT_ASSERT_TRUE(test, run_until(base, &done));
+	settle(q);
+	KUNIT_EXPECT_EQ(test, slow->fired, 1);
+	KUNIT_EXPECT_EQ(test, slow->place, 0);
+	for (i = 0; i < STORE_TIMERS; i++) {
+		KUNIT_EXPECT_EQ(test, st[i].fired, 1);
+		KUNIT_EXPECT_FALSE(test, st[i].early);
+		KUNIT_EXPECT_EQ(test, st[i].place, i + 1);
+	}
+	tq_stats_snapshot(q, &s);
+	KUNIT_EXPECT_EQ(test, s.counters.handoffs, 0);
+	KUNIT_EXPECT_EQ(test, s.counters.refiled, STORE_TIMERS);
+	KUNIT_EXPECT_EQ(test, s.counters.expired, STORE_TIMERS + 1);
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+}
+
+/*
+ * What a store takes: a later time, or the same (a no-op), for an armed
+ * timer. What it leaves to the lanes, which behave as before stores: an
+ * earlier time, a timer not armed, one deleted. A time beyond the window
+ * is refused. @t[1], the earliest, keeps @t[0] off the minimum, which the
+ * lanes would hand off when it moves in the far region.
+ */
+static void paths_test_store_refused(struct kunit *test)
+{
+	struct timeq_timer *t = kunit_kcalloc(test, 2, sizeof(*t), GFP_KERNEL);
+	struct timeq_fast_stats fs;
+	struct timeq_base *base;
+	u64 at;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	base = clock_base(test);
+	timeq_timer_init(&t[0], NULL);
+	timeq_timer_init(&t[1], NULL);
+	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &t[1], at - 100), 0);
+	/* Not armed: the lanes arm it. */
+	KUNIT_EXPECT_EQ(test, base_fast_update(base, &t[0], at), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[0].node), at);
+	/* Later, then the same: stores. */
+	KUNIT_EXPECT_EQ(test, base_fast_update(base, &t[0], at + 9),
+			TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, base_fast_update(base, &t[0], at + 9),
+			TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[0].node), at);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&t[0]), at + 9);
+	/* Earlier: the lanes move the node, and the word with it. */
+	KUNIT_EXPECT_EQ(test, base_fast_update(base, &t[0], at + 5),
+			TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[0].node), at + 5);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&t[0]), at + 5);
+	/* Beyond the window: refused, nothing changes. */
+	KUNIT_EXPECT_EQ(test,
+			base_fast_update(base, &t[0], at + 4 * CLOCK_HORIZON),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&t[0]), at + 5);
+	/* Deleted: a later time arms it again, by the lanes. */
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(base, &t[0]), 1);
+	KUNIT_EXPECT_EQ(test, base_fast_update(base, &t[0], at + 7),
+			TIMEQ_APPLIED);
+	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&t[0].node));
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[0].node), at + 7);
+	timeq_get_fast_stats(base, &fs);
+	KUNIT_EXPECT_EQ(test, fs.stored, 2);
+	KUNIT_EXPECT_EQ(test, fs.applied, 5);
+	KUNIT_EXPECT_EQ(test, fs.refused, 1);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[0]), 1);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[1]), 1);
 }
 
 #ifdef __KERNEL__
@@ -1288,7 +1445,8 @@ static u64 base_deferred_for(struct timeq_base *base, unsigned int why)
  * Why a timer base's fast updates are handed off while its expiry is
  * held past the horizon: a time beyond the window of its queue's clock,
  * which lags; then, once a slow-side arm has made room and left the timers
- * behind on the due list, a move of one of those.
+ * behind on the due list, a move of one of those to an earlier time (a
+ * later one is a store: paths_test_store_refused).
  */
 static void paths_test_clock_defer_reasons(struct kunit *test)
 {
@@ -1305,7 +1463,7 @@ static void paths_test_clock_defer_reasons(struct kunit *test)
 					      now + LATE_TIMEOUT), 0);
 	KUNIT_EXPECT_EQ(test,
 			base_fast_update(lr->base, &lr->behind[0],
-					 now + LATE_TIMEOUT),
+					 timeq_timer_expires(&lr->behind[0]) - 1),
 			TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, base_deferred_for(lr->base, TIMEQ_DEFER_DUE), 1);
 	complete(&lr->release);
@@ -1424,6 +1582,61 @@ static void paths_test_clock_delete_sync_waits(struct kunit *test)
 	/* The callback runs for 50 ms from here; it is no longer queued. */
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &lt->timer), 0);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(lt->finished));
+}
+
+/*
+ * A refresh that meets its timer's callback running is not lost: the
+ * expiry closed the timer's word when it took it, so the store fails and
+ * the lanes arm the timer again, and it fires a second time, not before
+ * the time given.
+ */
+struct gated_timer {
+	struct timeq_timer	timer;
+	struct completion	entered, go, again;
+	int			fired;
+	u64			last_ns;
+};
+
+static void gated_fn(struct timeq_timer *timer)
+{
+	struct gated_timer *gt = container_of(timer, struct gated_timer, timer);
+
+	gt->last_ns = ktime_get_ns();
+	if (++gt->fired == 1) {
+		complete(&gt->entered);
+		wait_for_completion(&gt->go);
+	} else {
+		complete(&gt->again);
+	}
+}
+
+static void paths_test_store_vs_callback(struct kunit *test)
+{
+	struct gated_timer *gt = kunit_kzalloc(test, sizeof(*gt), GFP_KERNEL);
+	struct timeq_fast_stats fs;
+	struct timeq_base *base;
+	u64 later;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gt);
+	base = clock_base(test);
+	timeq_timer_init(&gt->timer, gated_fn);
+	init_completion(&gt->entered);
+	init_completion(&gt->go);
+	init_completion(&gt->again);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &gt->timer,
+					      timeq_base_ticks(base)), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&gt->entered, 30 * HZ),
+			0);
+	later = timeq_base_ticks(base) + STORE_LATER;
+	KUNIT_EXPECT_GE(test, base_fast_update(base, &gt->timer, later), 0);
+	timeq_get_fast_stats(base, &fs);
+	KUNIT_EXPECT_EQ(test, fs.stored, 0);
+	complete(&gt->go);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&gt->again, 30 * HZ),
+			0);
+	KUNIT_EXPECT_EQ(test, gt->fired, 2);
+	KUNIT_EXPECT_GE(test, gt->last_ns, later * CLOCK_GRAN);
+	timeq_delete_sync(base, &gt->timer);
 }
 
 /* --- the stress case --- */
@@ -1771,6 +1984,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_shutdown),
 #ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
+	KUNIT_CASE(paths_test_store_vs_callback),
 #endif
 	KUNIT_CASE(paths_test_clock_idle),
 	KUNIT_CASE(paths_test_clock_destroy),
@@ -1780,6 +1994,8 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_fast_no_hrtimer),
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),
+	KUNIT_CASE(paths_test_store_refresh),
+	KUNIT_CASE(paths_test_store_refused),
 #ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_rearm_late),
 	KUNIT_CASE(paths_test_clock_defer_reasons),

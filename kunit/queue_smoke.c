@@ -143,7 +143,8 @@ static int smoke_fast_outcomes(void)
 	q = tq_base_queue(base);
 	if (applied == TIMEQ_APPLIED) {
 		spin_lock(&q->head_lock);
-		deferred = timeq_fast_update(base, &timer, now + 20);
+		/* Earlier: a later time would be a store, which locks nothing. */
+		deferred = timeq_fast_update(base, &timer, now + 5);
 		spin_unlock(&q->head_lock);
 	}
 	local_bh_enable();
@@ -152,7 +153,7 @@ static int smoke_fast_outcomes(void)
 	timeq_get_fast_stats(base, &fs);
 	if (applied != TIMEQ_APPLIED || refused != -ERANGE ||
 	    deferred != TIMEQ_DEFERRED || deleted != 1 ||
-	    timeq_node_time(&timer.node) != now + 20 ||
+	    timeq_node_time(&timer.node) != now + 5 ||
 	    fs.deferred[TIMEQ_DEFER_CONTENDED] != 1) {
 		pr_err("fast path: applied %d, refused %d, deferred %d (%llu for a taken lock), deleted %d at now + %lld\n",
 		       applied, refused, deferred,

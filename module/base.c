@@ -132,7 +132,12 @@ EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
  * @timer:	an initialised timer, armed in @base or in none
  * @time:	its new time; a time before the base's clock means the clock
  *
- * Applies the update at once when the locks it needs are free and it costs
+ * A move of an armed timer to a later time, or to the time it already
+ * has, is one compare-and-exchange on the timer, which takes no lock: the
+ * timer's node stays filed at its older time, and the expiry files it
+ * again when that comes (see "Refresh by a store" in module/fast.c);
+ * timeq_timer_expires() reads the time it now expires at. Any other
+ * update is applied at once when the locks it needs are free and it costs
  * O(1): within the current and the next bucket, between far buckets for a
  * timer that is not the earliest, or between the two (see "The fast path"
  * in module/fast.c). Otherwise it hands the request to the slow path,
@@ -170,7 +175,11 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
  *
  * Tries the queue's head_lock only, which guards the minimum. O(1);
  * never waits. It does not see the timers that wait for their callbacks
- * after their tick has passed.
+ * after their tick has passed. The time is the earliest a timer is filed
+ * at: a timer moved later by a store (timeq_fast_update()) is filed at
+ * its older time until then, so the answer is a bound, no later than the
+ * earliest time a timer expires at, and the earliest tick at which the
+ * base looks at its timers next.
  *
  * Context: as timeq_fast_update().
  * Return: 0; -ENOENT if no timer is queued; -EAGAIN if the lock was taken,

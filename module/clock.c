@@ -56,10 +56,18 @@
  *    is expired first. (A removal moves the clock to the time of what it
  *    removes, so the last timer to leave for @due may have the clock's
  *    time, and so may timers still queued.)
- *  - Expiry storms are bounded: one run of the work expires at most
- *    expire_budget timers (a module parameter), then queues itself again
- *    for the rest. Nothing is lost, and the workqueue runs other queues'
- *    work in between.
+ *  - A timer moved later by a store (module/fast.c, "Refresh by a
+ *    store") is still filed at its older time. When the expiry takes it
+ *    for that tick it closes the timer's expires word and, if the word
+ *    says later, files the node again at that time instead of running the
+ *    callback (tq_clock_refile()): one insertion, in a lock hold of its
+ *    own. The hrtimer so fires once at the old time for nothing, and the
+ *    callback runs at the first tick at or after the latest time stored,
+ *    as if the timer had been moved there.
+ *  - Expiry storms are bounded: one run of the work takes at most
+ *    expire_budget timers (a module parameter) for their ticks, expired
+ *    or filed again, then queues itself again for the rest. Nothing is
+ *    lost, and the workqueue runs other queues' work in between.
  *  - Each timer is removed under the locks and its callback runs with them
  *    dropped. @running names the timer whose callback runs, so that
  *    timeq_delete_sync() can wait for it (the way timer_delete_sync() waits
@@ -334,6 +342,38 @@ static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
 	return container_of(__timeq_delete_min(q), struct timeq_timer, node);
 }
 
+/*
+ * Claim @timer, just taken for its tick, for its callback: close its
+ * expires word. A store that moved it later (module/fast.c, "Refresh by a
+ * store") files it again instead, at the time stored, in O(1) (one
+ * insertion), and its word opens again: so it is taken again at that
+ * time, in order among the timers due by then, and not before. A timer
+ * off @due whose time stored the clock has passed since cannot be filed
+ * there; it is due, and its callback runs now, for that time, ahead of
+ * the timers of @due between its two times. Return: whether it was filed
+ * again.
+ */
+static bool tq_clock_refile(struct timeq *q, struct timeq_timer *timer)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+		__must_hold(&q->bucket_lock)
+{
+	u64 time = tq_timer_close(timer) & ~TIMEQ_EXPIRES_OPEN;
+
+	tq_assert_locked(q);
+	if (time <= timer->node.time)
+		return false;
+	if (time < q->now) {
+		WRITE_ONCE(timer->node.time, time);
+		return false;
+	}
+	/* A store checks the window of a clock that only moves on since. */
+	WARN_ON_ONCE(__timeq_insert(q, &timer->node, time));
+	tq_debug_uninsert(q);
+	tq_timer_open(timer);
+	this_cpu_inc(q->counters->refiled);
+	return true;
+}
+
 /* Is a timer due at @tick left, on @due or in the queue? */
 static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 {
@@ -362,7 +402,8 @@ static u64 tq_clock_late(struct timeq *q, u64 time)
 
 /*
  * One run of the expiry: expire the timers due at the current tick, but at
- * most *@until, and at most @budget of them, one callback at a time; set
+ * most *@until, and take at most @budget of them (expired, or filed again
+ * by tq_clock_refile()), one callback at a time; set
  * *@until to the tick it expired to. @fired: the run is the work's, which
  * the hrtimer (or a kick) queued, so the hrtimer is taken as spent once
  * nothing is due; timeq_expire()'s run leaves it as it is set.
@@ -373,20 +414,29 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 {
 	struct timeq_base *base = q->base;
 	struct timeq_timer *timer;
-	unsigned int done;
-	bool more, again;
+	unsigned int done = 0, steps;
+	bool more, again, ran = false;
 	u64 tick, time, late;
 
 	mutex_lock(&base->expiry);
 	tick = min(tq_clock_tick(base), *until);
 	*until = tick;
-	for (done = 0; ; done++) {
+	for (steps = 0; ; steps++) {
 		might_sleep();
 		tq_lock(q);
 		WRITE_ONCE(base->running, NULL);
 		tq_finish(q);
 		tq_clock_catch_up(q);
-		timer = done < budget ? tq_clock_take(q, tick) : NULL;
+		timer = steps < budget ? tq_clock_take(q, tick) : NULL;
+		if (timer && tq_clock_refile(q, timer)) {
+			/* A step of the budget, its own lock hold. */
+			tq_finish(q);
+			tq_unlock(q);
+			if (ran)
+				wake_up_all(&base->wait);
+			ran = false;
+			continue;
+		}
 		if (!timer) {
 			/*
 			 * Due timers left: run again. None, in the work's run:
@@ -408,13 +458,15 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 		time = timer->node.time;
 		tq_finish(q);
 		tq_unlock(q);
-		if (done)
+		if (ran)
 			wake_up_all(&base->wait);
 		late = tq_clock_late(q, time);
 		trace_timeq_expire_entry(q, &timer->node, time, late);
 		if (timer->fn)
 			timer->fn(timer);
 		trace_timeq_expire_exit(q, &timer->node);
+		ran = true;
+		done++;
 	}
 	mutex_unlock(&base->expiry);
 	if (done) {

@@ -19,6 +19,8 @@
  * The counters, each a u64 of struct timeq_counters, in the order debugfs
  * shows them, one "name value" a line:
  *	fast_applied	updates the fast path applied in place
+ *	fast_stored	those of them that moved a timer later by a store to
+ *			its expires word alone (fast.c)
  *	fast_deferred	updates the fast path handed to the slow path
  *	fast_contended	trylocks of the fast path that failed
  *	fast_refused	updates the fast path refused with an error
@@ -29,9 +31,12 @@
  *	expiry_runs	expiries that removed nodes: timeq_del_less_than()
  *			calls, and a timer base's runs of its expiry
  *	expired		nodes those removed
+ *	refiled		timers a base's expiry filed again at the later time
+ *			a store had given them, instead of expiring them
  */
 #define TQ_COUNTERS(FN)    \
 	FN(fast_applied)   \
+	FN(fast_stored)    \
 	FN(fast_deferred)  \
 	FN(fast_contended) \
 	FN(fast_refused)   \
@@ -39,7 +44,8 @@
 	FN(drained)        \
 	FN(slow_runs)      \
 	FN(expiry_runs)    \
-	FN(expired)
+	FN(expired)        \
+	FN(refiled)
 
 #define TQ_COUNTER_FIELD(name) u64 name;
 

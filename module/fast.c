@@ -51,6 +51,48 @@
  * this CPU from a hard interrupt); and, in a base's queue, the latch
  * read of ktime_get_mono_fast_ns() (a timekeeping update).
  *
+ * Refresh by a store
+ * ------------------
+ *
+ * Moving a queued timer later is what a time-out refreshed by every
+ * packet does, and it need not move the node: the timer's expires word
+ * (&struct timeq_timer) holds the time it expires at, and the node stays
+ * filed at its older time until that tick comes. A fast update of a
+ * timer of a base's queue to a time no earlier than its word says (the
+ * same time, as packets within one tick give, changes nothing), in the
+ * window, writes the word with one compare-and-exchange, tried once, and
+ * touches no lock; when the expiry takes the node for its tick, it closes
+ * the word and files the node again at the time stored (clock.c,
+ * tq_clock_refile()) rather than run the callback. The callback so runs at
+ * the first tick at or after the latest time stored, as if the timer had
+ * been moved there; the hrtimer fires once at the old tick for nothing.
+ *
+ * The word carries TIMEQ_EXPIRES_OPEN while the node is filed and a store
+ * may land. Whatever takes the node out, or moves it in a way the store
+ * cannot see, closes the word first, so that a store either lands before
+ * and is taken into account, or fails and goes on to the lanes below:
+ *
+ *	the expiry	closes it when it takes the node for its tick, and
+ *			re-files (opening it again) or runs the callback by
+ *			the time it read as it closed
+ *	the slow side	tq_disarm() closes it before the node leaves;
+ *			tq_arm() opens it with the node's new time
+ *	a lane		opens it with the time the node is now filed at
+ *	a drain		closes it before it clears PENDING (handoff.c): a
+ *			store that reads PENDING clear after that clear
+ *			finds the word closed (both sides are fully
+ *			ordered: the close and the compare-and-exchange are
+ *			value-returning atomics), so a fast update cannot
+ *			land in place before an older request is applied
+ *
+ * A store that fails, or finds the word closed or the time earlier,
+ * takes the lanes: moving earlier, arming and deleting keep them.
+ * Closing keeps the time; the word's time is never earlier than the
+ * node's while the node is filed. A node filed again takes its place
+ * among the equal times it joins when it is filed, as any link does:
+ * FIFO among timers stored to one time follows the order of their older
+ * times, not of the stores.
+ *
  * Counting and tracing
  * --------------------
  *
@@ -158,6 +200,14 @@ static void tq_fast_changed(struct timeq *q, u64 old)
 		irq_work_queue(&q->kick);
 }
 
+/* A lane linked @timer, if @ret is 0: open its word ("Refresh by a store"). */
+static int tq_fast_linked(struct timeq_timer *timer, int ret)
+{
+	if (!ret)
+		tq_timer_open(timer);
+	return ret;
+}
+
 /*
  * The far lane, under bucket_lock: a queued far timer moved far. What
  * tq_far_ok() refuses needs head_lock too: work pending, a timer that is
@@ -180,7 +230,7 @@ static int tq_fast_far(struct timeq *q, struct timeq_timer *timer, u64 time,
 		return tq_lane_defer(why, TIMEQ_DEFER_MIN_FAR);
 	if (!READ_ONCE(timer->node.owner) || !tq_far_ok(q, &timer->node, time))
 		return tq_lane_defer(why, TIMEQ_DEFER_LANE);
-	return __timeq_far_update(q, &timer->node, time);
+	return tq_fast_linked(timer, __timeq_far_update(q, &timer->node, time));
 }
 
 /*
@@ -273,7 +323,7 @@ static int tq_fast_near(struct timeq *q, struct timeq_timer *timer, u64 time,
 		ret = __timeq_insert(q, node, time);
 	}
 	tq_fast_changed(q, old);
-	return ret;
+	return tq_fast_linked(timer, ret);
 }
 
 /* The cross lane, under every lock: any other O(1) insert or move. */
@@ -303,7 +353,7 @@ static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
 	else
 		ret = __timeq_insert(q, node, time);
 	tq_fast_changed(q, old);
-	return ret;
+	return tq_fast_linked(timer, ret);
 }
 
 /* Hand a request to the slow path; no lock is held. */
@@ -334,6 +384,25 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 		irq_work_queue(&q->kick);
 	}
 	return TIMEQ_DEFERRED;
+}
+
+/*
+ * Refresh by a store: move @timer, filed in @q, later to @time, or to the
+ * time it already expires at, by writing its expires word alone. Return:
+ * whether it did; if not, nothing changed.
+ */
+static bool tq_fast_store(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	s64 old = atomic64_read(&timer->expires);
+
+	if (!(old & TIMEQ_EXPIRES_OPEN) || time < (old & ~TIMEQ_EXPIRES_OPEN) ||
+	    tq_owner(&timer->node) != q)
+		return false;
+	/* In the window of the clock, which only moves on. */
+	if (tq_window(q, READ_ONCE(q->now), time))
+		return false;
+	return atomic64_try_cmpxchg(&timer->expires, &old,
+				    time | TIMEQ_EXPIRES_OPEN);
 }
 
 /* The lanes: which locks a fast update tries. */
@@ -464,6 +533,11 @@ int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return tq_fast_done(q, timer, time, -EBUSY);
+	/* After the test of PENDING: see "Refresh by a store". */
+	if (q->base && tq_fast_store(q, timer, time)) {
+		this_cpu_inc(q->counters->fast_stored);
+		return tq_fast_done(q, timer, time, TIMEQ_APPLIED);
+	}
 	switch (tq_fast_lane(q, &timer->node, time)) {
 	case TQ_LANE_FAR:
 		ret = tq_try_far(q, timer, time, &why);

@@ -109,7 +109,8 @@ static void tq_timer_end(struct timeq *q) __releases(&q->bucket_lock)
  * Queue @timer at @time, or at the clock if @time has passed, in the
  * window as it is now: no lock is dropped. A timer whose callback is due
  * (module/clock.c) is armed: it leaves the due list for the queue, and
- * its callback does not run for the old time.
+ * its callback does not run for the old time. Its expires word opens
+ * with the time it is filed at (fast.c, "Refresh by a store").
  */
 static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
@@ -119,18 +120,21 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 	tq_assert_locked(q);
 	time = max(time, q->now);
-	if (tq_in(&timer->node, q))
-		return tq_update(q, &timer->node, time, false);
-	if (tq_tag(&timer->node) != TQ_TAG_OUT || tq_foreign(&timer->node, q))
-		return tq_insert(q, &timer->node, time, false);
-	if (!tq_in_window(q, time))
-		return -ERANGE;
-	tq_clock_cancel_due(q, timer);
-	ret = tq_insert(q, &timer->node, time, false);
-#ifdef TIMEQ_DEBUG_FIFO
-	/* The timer's life goes on: tests count it as one insertion. */
-	atomic64_dec(&q->inserted);
-#endif
+	if (tq_in(&timer->node, q)) {
+		ret = tq_update(q, &timer->node, time, false);
+	} else if (tq_tag(&timer->node) != TQ_TAG_OUT ||
+		   tq_foreign(&timer->node, q)) {
+		ret = tq_insert(q, &timer->node, time, false);
+	} else {
+		/* On the due list: it leaves it only for a time in the window. */
+		if (!tq_in_window(q, time))
+			return -ERANGE;
+		tq_clock_cancel_due(q, timer);
+		ret = tq_insert(q, &timer->node, time, false);
+		tq_debug_uninsert(q);
+	}
+	if (!ret)
+		tq_timer_open(timer);
 	return ret;
 }
 
@@ -156,6 +160,7 @@ static bool tq_disarm(struct timeq *q, struct timeq_timer *timer)
 		__must_hold(&q->bucket_lock)
 {
 	tq_assert_locked(q);
+	tq_timer_close(timer);
 	return tq_clock_cancel_due(q, timer) ||
 	       !tq_delete(q, &timer->node, false);
 }
@@ -209,6 +214,12 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 			queue_work(timeq_wq, &q->work);
 			return;
 		}
+		/*
+		 * Closed first: a store that finds PENDING clear finds the
+		 * word closed (fast.c, "Refresh by a store"), and tq_arm()
+		 * opens it again.
+		 */
+		tq_timer_close(timer);
 		/*
 		 * Released: the drain read the timer's link before, and a fast
 		 * update that then takes PENDING rewrites it (llist_add()).

@@ -81,6 +81,25 @@ static inline bool tq_far_ok(const struct timeq *q,
 }
 
 /*
+ * A timer's expires word (fast.c, "Refresh by a store"): opened with the
+ * time its node is filed at whenever the slow side or a lane links it,
+ * closed whenever one takes the node out, or may move it without the
+ * store seeing (a drain, before it clears PENDING). Closing keeps the
+ * time: while the node is filed, that time is its latest requested one,
+ * no earlier than the node's.
+ */
+static inline void tq_timer_open(struct timeq_timer *timer)
+{
+	atomic64_set(&timer->expires,
+		     READ_ONCE(timer->node.time) | TIMEQ_EXPIRES_OPEN);
+}
+
+static inline u64 tq_timer_close(struct timeq_timer *timer)
+{
+	return atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires);
+}
+
+/*
  * The body of timeq_create() and timeq_destroy(), for a base's queue too
  * (handoff.c).
  */

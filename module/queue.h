@@ -347,6 +347,16 @@ static inline u64 tq_debug_next(atomic64_t *counter)
 }
 #endif
 
+/*
+ * An insertion that goes on a timer's life (it left its queue for its
+ * callback, not for good): tests count the timer as inserted once.
+ */
+#ifdef TIMEQ_DEBUG_FIFO
+#define tq_debug_uninsert(q)	atomic64_dec(&(q)->inserted)
+#else
+#define tq_debug_uninsert(q)	((void)(q))
+#endif
+
 /* "No bit found" from timeq_bitmap_next(). */
 #define TIMEQ_NONE	ULONG_MAX
 

@@ -77,6 +77,8 @@
 #ifndef _LINUX_TIMEQ_H
 #define _LINUX_TIMEQ_H
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/types.h>
@@ -129,6 +131,9 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @node:	the node queued for the timer
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off
+ * @expires:	the time the timer expires at, which a move later writes
+ *		without moving @node; with %TIMEQ_EXPIRES_OPEN while such a
+ *		store may land (module/fast.c, "Refresh by a store")
  * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
  * @fn:		the callback
  *
@@ -136,15 +141,20 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * in the timer itself, so handing off never allocates and never fails; a
  * bare &struct timeq_node stays at 32 bytes for callers that need no fast
  * path. A timer is used with one base at a time. Initialise it with
- * timeq_timer_init(); fields are private to module/.
+ * timeq_timer_init(); fields are private to module/, but for
+ * timeq_timer_expires().
  */
 struct timeq_timer {
 	struct timeq_node	node;
 	struct llist_node	handoff;
 	u64			want;
+	atomic64_t		expires;
 	unsigned long		flags;
 	timeq_timer_fn		fn;
 };
+
+/* The bit of timeq_timer.expires set while a store may move it later. */
+#define TIMEQ_EXPIRES_OPEN	BIT_ULL(63)
 
 /* Bits of timeq_timer.flags. */
 #define TIMEQ_TIMER_PENDING	0	/* a request is handed off */
@@ -195,6 +205,8 @@ enum timeq_defer {
 /**
  * struct timeq_fast_stats - what the fast path did with a base's updates
  * @applied:	updates applied in place
+ * @stored:	those of them that moved a timer later by a store alone
+ *		(timeq_fast_update())
  * @refused:	updates refused with an error
  * @deferred:	updates handed to the slow path, by &enum timeq_defer
  *
@@ -204,6 +216,7 @@ enum timeq_defer {
  */
 struct timeq_fast_stats {
 	u64	applied;
+	u64	stored;
 	u64	refused;
 	u64	deferred[TIMEQ_DEFER_REASONS];
 };
@@ -283,6 +296,7 @@ static inline void timeq_timer_init(struct timeq_timer *timer,
 	timeq_node_init(&timer->node);
 	timer->handoff.next = NULL;
 	timer->want = 0;
+	atomic64_set(&timer->expires, 0);
 	timer->flags = 0;
 	timer->fn = fn;
 }
@@ -310,10 +324,34 @@ static inline bool timeq_node_queued(const struct timeq_node *node)
  * is a snapshot that may already be out of date.
  * Return: the time @node was last inserted or updated to; meaningful only
  * while timeq_node_queued(), or in the callback of timeq_del_less_than().
+ * For a timer, the time its node is filed at, which a store may have
+ * left behind the time it expires at (timeq_timer_expires()); in its
+ * callback, the time it expired for.
  */
 static inline u64 timeq_node_time(const struct timeq_node *node)
 {
 	return READ_ONCE(node->time);
+}
+
+/**
+ * timeq_timer_expires - the time a timer expires at
+ * @timer:	an initialised timer
+ *
+ * A fast update that moves a queued timer later only writes this time;
+ * the timer's node stays where it is filed until that tick, and is then
+ * filed again (module/fast.c, "Refresh by a store"). So while the timer
+ * is armed this is the time its callback runs at, and timeq_node_time()
+ * of its node the tick at which the base looks at it next, no later.
+ *
+ * Context: any. Unless the caller excludes the base's writers, the answer
+ * is a snapshot that may already be out of date.
+ * Return: the latest time @timer was armed or moved to, as its base took
+ * it (a time that had passed is the clock's); meaningful while
+ * timeq_node_queued(&@timer->node), and in its callback.
+ */
+static inline u64 timeq_timer_expires(const struct timeq_timer *timer)
+{
+	return (u64)atomic64_read(&timer->expires) & ~TIMEQ_EXPIRES_OPEN;
 }
 
 #endif /* _LINUX_TIMEQ_H */

@@ -1261,8 +1261,10 @@ static void white_test_due_make_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.q, &f.c[2].timer), 1);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.c[2].timer.node));
 	KUNIT_EXPECT_EQ(test, tq_timer_move(f.q, &f.c[3].timer, tick + 6), 0);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, tick + 7), TIMEQ_DEFERRED);
+	/* Due, and moved later: a store, and the expiry files it again. */
+	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, tick + 7), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, tq_tag(&f.c[0].timer.node), TQ_TAG_OUT);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&f.c[0].timer), tick + 7);
 	settle(f.q);
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[0].timer), tick + 7);
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[1].timer), tick + 5);

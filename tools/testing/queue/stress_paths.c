@@ -51,6 +51,7 @@
 #include "../../../module/clock.h"
 #include "../../../module/paths.h"
 #include "../../../module/queue.h"
+#include "../../../module/stats.h"
 
 #define HORIZON		(1u << 16)	/* delta 256, M 256 */
 
@@ -513,6 +514,7 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 {
 	unsigned long applied = 0, deferred = 0, refused = 0, pending = 0;
 	struct cstress s = { .fast_calls = calls };
+	struct tq_snapshot snap;
 	struct timeq_node *min;
 	pthread_t expiry;
 	struct cfast *fast;
@@ -556,9 +558,10 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 	printf("ok %u - clocked: %lu fast updates from %u threads beside %lu slow operations and %lu callbacks\n",
 	       ++*tests, applied + deferred + refused, nfast, s.slow_ops,
 	       s.fired);
-	printf("# clocked: %lu applied, %lu deferred, %lu refused; %lu delete_syncs, %lu timeq_expire calls, %lu hrtimer firings, %lu re-armed by their callback\n",
-	       applied, deferred, refused, s.syncs, s.expires, s.fires,
-	       s.rearmed);
+	tq_stats_snapshot(s.q, &snap);
+	printf("# clocked: %lu applied (%llu by a store), %lu deferred, %lu refused; %lu delete_syncs, %lu timeq_expire calls, %lu hrtimer firings, %lu re-armed by their callback\n",
+	       applied, snap.counters.fast_stored, deferred, refused, s.syncs,
+	       s.expires, s.fires, s.rearmed);
 	ok = !s.failed && !refused;
 	printf("%sok %u - clocked: the invariants held in %lu mid-stress checks and nothing was refused\n",
 	       ok ? "" : "not ", ++*tests, s.checks);
@@ -601,9 +604,10 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 #ifdef TIMEQ_DEBUG_FIFO
 	ok = (unsigned long)atomic64_read(&s.q->inserted) ==
 	     s.fired + s.deleted;
-	printf("%sok %u - clocked: %lld insertions; %lu callbacks, %lu deletes\n",
+	tq_stats_snapshot(s.q, &snap);
+	printf("%sok %u - clocked: %lld insertions; %lu callbacks, %lu deletes (%llu timers filed again after a store)\n",
 	       ok ? "" : "not ", ++*tests, atomic64_read(&s.q->inserted),
-	       s.fired, s.deleted);
+	       s.fired, s.deleted, snap.counters.refiled);
 	*failed += !ok;
 #endif
 	timeq_base_destroy(s.base);

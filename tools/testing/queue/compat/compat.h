@@ -40,6 +40,7 @@
 #include <string.h>
 
 typedef unsigned long long u64;
+typedef long long s64;
 typedef unsigned int u32;
 typedef unsigned int gfp_t;
 /* <linux/types.h> as include/uapi/linux/timeq.h uses it */
@@ -279,7 +280,7 @@ int compat_this_cpu(void);
 
 /* <linux/atomic.h>: the counters of TIMEQ_DEBUG_FIFO builds and others */
 typedef struct {
-	long long	counter;
+	s64		counter;
 } atomic64_t;
 
 typedef struct {
@@ -443,6 +444,23 @@ static inline void atomic64_dec(atomic64_t *v)
 static inline long long atomic64_read(const atomic64_t *v)
 {
 	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_set(atomic64_t *v, long long i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+/* The value-returning and conditional ones are fully ordered. */
+static inline bool atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 new)
+{
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static inline long long atomic64_fetch_andnot(long long i, atomic64_t *v)
+{
+	return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);
 }
 
 #define ATOMIC_INIT(i)		{ (i) }

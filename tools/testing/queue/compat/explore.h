@@ -18,12 +18,14 @@
  *	lock, trylock		trylock fails; unlock wakes the waiters
  *	atomic bit operations,	the operation
  *	llist_add/del_all,
- *	atomic_t, irq_work_queue,
+ *	atomic_t, the writes of
+ *	atomic64_t, irq_work_queue,
  *	queue_work, hrtimer_*
  *	READ_ONCE(), WRITE_ONCE(),  the access, but only when the caller holds
  *	test_bit(), llist_empty(),  fewer than xp_rw_limit spinlocks (default
- *	ktime_get_ns(), atomic64    3: a slow side holding all of a queue's
- *				locks runs its loads and stores as one step)
+ *	ktime_get_ns(),		    3: a slow side holding all of a queue's
+ *	atomic64_read()		    locks runs its loads and stores as one
+ *				    step)
  *	cond_resched(), cpu_relax() a yield; under strict priorities the same
  *				thread goes on, as under SCHED_FIFO
  *	wait_event(), wait_var_event()	blocks until woken with its condition
@@ -68,6 +70,8 @@ enum xp_op {
 };
 
 void xp_point(enum xp_op op, const void *obj, const char *file, int line);
+/* A store by compare-and-exchange: where a call's critical section is. */
+void xp_note_cs(void);
 __printf(3, 4) __noreturn
 void xp_fail(const char *file, int line, const char *fmt, ...);
 
@@ -126,7 +130,6 @@ void xp_yield(const char *file, int line);
 #define atomic64_inc_return(v)	COMPAT_ATOMIC(v, ++(v)->counter)
 #define atomic64_read(v)	COMPAT_ATOMIC(v, (v)->counter)
 #define atomic64_dec(v)		COMPAT_ATOMIC(v, (void)--(v)->counter)
-
 /* <linux/bug.h>: a warning fails the schedule that met it. */
 #define WARN_ON_ONCE(cond) ({						\
 	bool __warn = !!(cond);						\
@@ -141,6 +144,23 @@ void xp_yield(const char *file, int line);
 		xp_point(XP_OP_ATOMIC, v, __FILE__, __LINE__);		\
 	expr;								\
 })
+#define atomic64_set(v, i)	COMPAT_ATOMIC_RMW(v, (void)((v)->counter = (i)))
+#define atomic64_fetch_andnot(i, v) COMPAT_ATOMIC_RMW(v, ({		\
+	s64 __xp_o = (v)->counter;				\
+	(v)->counter = __xp_o & ~(s64)(i);			\
+	__xp_o;								\
+}))
+#define atomic64_try_cmpxchg(v, old, new) COMPAT_ATOMIC_RMW(v, ({		\
+	s64 *__xp_p = (old);					\
+	bool __xp_ok = (v)->counter == *__xp_p;				\
+	if (__xp_ok) {							\
+		(v)->counter = (new);					\
+		xp_note_cs();						\
+	} else								\
+		*__xp_p = (v)->counter;					\
+	__xp_ok;							\
+}))
+
 #define atomic_read(v)		COMPAT_ATOMIC(v, (v)->counter)
 #define atomic_set(v, i)	COMPAT_ATOMIC_RMW(v, (void)((v)->counter = (i)))
 #define atomic_add_return(i, v)	COMPAT_ATOMIC_RMW(v, (v)->counter += (i))
