@@ -359,6 +359,8 @@ int main(int argc, char **argv)
 
 		if (!selected(&o, sc))
 			continue;
+		if (sc->rw_limit > cfg.rw_limit)
+			cfg.rw_limit = sc->rw_limit;
 		if (cfg.sched == XP_SCHED_PCT && !cfg.k)
 			cfg.k = measure_k(sc, &cfg);
 

@@ -72,9 +72,9 @@ struct hrtimer *xp_hrtimer_first(void);
 /* The step count of the run so far. */
 unsigned long xp_steps(void);
 /*
- * The step at which the running thread first took a lock since its last
- * xp_mark(), or 0: where a call's first critical section began, at the
- * latest.
+ * The step at which the running thread first took a lock, or stored by a
+ * compare-and-exchange (compat/explore.h), since its last xp_mark(), or
+ * 0: where a call's first critical section began, at the latest.
  */
 void xp_mark(void);
 unsigned long xp_first_lock(void);
@@ -194,13 +194,19 @@ int xw_fast_update(struct xw *w, struct xt *t, u64 time);
  * The same, and timeq_timer_arm(), recorded as requests of a tracked
  * timer: at the end, the time it is queued at must be that of a request
  * older than no other ("no request lost, none applied out of order",
- * P-a and P-b of spin/spec.pml). Plain queues, arms and moves only.
+ * P-a and P-b of spin/spec.pml): the time it expires at
+ * (timeq_timer_expires()), which a store may have moved past its node's.
  */
 int xw_fast_request(struct xw *w, struct xt *t, u64 time);
 int xw_arm_request(struct xw *w, struct xt *t, u64 time);
 /* timeq_timer_delete() as a request that leaves the timer unarmed. */
 #define XW_UNARMED	U64_MAX
 int xw_delete_request(struct xw *w, struct xt *t);
+/*
+ * Check every tracked timer as above: at the end for a plain queue; a
+ * clocked scenario calls it from its phase, before its timers expire.
+ */
+void xw_check_tracked(struct xw *w);
 /* Make every fast update hand off: hold bucket_lock (setup only). */
 void xw_defer_begin(struct xw *w);
 void xw_defer_end(struct xw *w);
@@ -229,6 +235,12 @@ struct scenario {
 	bool		(*phase)(struct xw *w, unsigned int phase);
 	/* Checks at the very end, before teardown. */
 	void		(*final)(struct xw *w);
+	/*
+	 * At least this --rw-limit (0: as given): a race whose window lies
+	 * inside a slow side's critical section needs its accesses there to
+	 * be points.
+	 */
+	int		rw_limit;
 };
 
 extern const struct scenario xw_scenarios[];

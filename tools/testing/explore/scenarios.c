@@ -1003,80 +1003,198 @@ static void g13_final(struct xw *w)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * Refresh by a store (module/fast.c) against the drain: X, at 20, is
+ * moved earlier to 10 by a softirq whose lanes may find the locks taken
+ * (a slow-side arm of Y holds them) and hand off, then later to 50 by the
+ * same softirq: a store, unless a request of X is pending. The drain
+ * clears PENDING, then arms X at the request's time: a store in between
+ * would land before the older request and be undone by it: a window
+ * inside the drain's critical section, so its accesses are points
+ * (--rw-limit 4). The clock stands still, so nothing expires before the
+ * check.
+ * Oracle: latest wins (P-a, P-b), by the time X expires at.
+ */
+static void s1_fast(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 10);
+	xw_fast_request(w, timer(w, 0), 50);
+}
+
+static void s1_slow(void *arg)
+{
+	struct xw *w = arg;
+
+	arm(w, timer(w, 1), 45);
+}
+
+static void s1_setup(struct xw *w)
+{
+	xw_create(w, true, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 40, false);		/* Y */
+	xp_spawn("fast", s1_fast, w, XP_SOFTIRQ);
+	xp_spawn("slow", s1_slow, w, 0);
+}
+
+static bool s_tracked(struct xw *w, unsigned int phase)
+{
+	(void)phase;
+	xw_check_tracked(w);
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * A store against the expiry: A, due at 5, is moved to 40 as the clock
+ * passes 5. A store that lands before the expiry claims A files it again
+ * at 40, and A fires once; one that comes after the claim fails, and the
+ * lanes arm A again (or hand off), so it fires at 5 and at 40.
+ * Oracle: if the fast path counted a store, A fired once, at 40 or later;
+ * otherwise at most twice, the last at 40 or later.
+ */
+static void s2_fast(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_update(w, timer(w, 0), 40);
+}
+
+static void s2_setup(struct xw *w)
+{
+	struct xt *a;
+
+	xw_create(w, true, 0, H, D, M);
+	a = armed(w, 5, true);
+	a->exact = false;
+	a->hook = g6_hook;
+	armed(w, 30, true);
+	xp_spawn("fast", s2_fast, w, XP_SOFTIRQ);
+	xp_spawn("clock", g6_clock, w, 0);
+}
+
+static void s2_final(struct xw *w)
+{
+	struct timeq_fast_stats fs;
+	struct xt *a = timer(w, 0);
+
+	timeq_get_fast_stats(w->base, &fs);
+	if (a->last < 40 || a->fired > (fs.stored ? 1 : 2))
+		xw_fail("A fired %u times, the last at tick %lu, after %llu stores: want %s, the last at 40 or later",
+			a->fired, a->last, fs.stored,
+			fs.stored ? "once" : "once or twice");
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * A store against timeq_timer_delete(): X, at 20, is moved to 40 (a
+ * store, or the lanes if the delete closed X's word first) while the
+ * slow side deletes it. The clock stands still.
+ * Oracle: latest wins (P-a, P-b): a store that landed after the delete
+ * took X out would leave X unarmed yet answer APPLIED.
+ */
+static void s3_fast(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 40);
+}
+
+static void s3_setup(struct xw *w)
+{
+	xw_create(w, true, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 30, false);
+	xp_spawn("fast", s3_fast, w, XP_SOFTIRQ);
+	xp_spawn("delete", g10_delete, w, 0);
+}
+
+/* ------------------------------------------------------------------ */
 
 const struct scenario xw_scenarios[] = {
 	{ "d1-expire-vs-delete-sync",
 	  "defect 1: delete_sync during the expiry's far resolve; no callback after free",
-	  1, d1_setup, NULL, NULL },
+	  1, d1_setup, NULL, NULL, 0 },
 	{ "d2-near-vs-far-insert",
 	  "defect 2: near-lane settle vs a bucket_lock-only insert; the minimum",
-	  2, d2_setup, NULL, d2_final },
+	  2, d2_setup, NULL, d2_final, 0 },
 	{ "d2-near-vs-far-lane",
 	  "defect 2: near-lane settle vs the far lane; the minimum",
-	  2, d2b_setup, NULL, d2_final },
+	  2, d2b_setup, NULL, d2_final, 0 },
 	{ "d3-drain-relock-vs-walk",
 	  "defect 3: a drain past its budget vs a pending WALK; the minimum",
-	  3, d3_setup, NULL, d3_final },
+	  3, d3_setup, NULL, d3_final, 0 },
 	{ "d4-kick-vs-arm",
 	  "defect 4: the kick vs a slow-side arm; the hrtimer against the minimum",
-	  4, d4_setup, NULL, NULL },
+	  4, d4_setup, NULL, NULL, 0 },
 	{ "d4-two-kicks",
 	  "defect 4: two kicks on two CPUs; the hrtimer against the minimum",
-	  4, d4b_setup, NULL, NULL },
+	  4, d4b_setup, NULL, NULL, 0 },
 	{ "d5-deferred-beyond-lag",
 	  "defect 5: a DEFERRED fast update beyond the lagging clock; it fires",
-	  5, d5_setup, NULL, NULL },
+	  5, d5_setup, NULL, NULL, 0 },
 	{ "d6-min-for-dev",
 	  "defect 6: timeq_min() during a resolve of a non-empty queue; never NULL",
-	  6, d6_setup, NULL, d6_final },
+	  6, d6_setup, NULL, d6_final, 0 },
 	{ "d7-delete-vs-handoff",
 	  "defect 7: timer_delete vs a fast update's hand-off; no livelock",
-	  7, d7_setup, NULL, d7_final },
+	  7, d7_setup, NULL, d7_final, 0 },
 	{ "d7-shutdown-vs-handoff",
 	  "defect 7: shutdown_sync vs a fast update's hand-off; no livelock",
-	  7, d7b_setup, NULL, d7_final },
+	  7, d7b_setup, NULL, d7_final, 0 },
 	{ "d7-arm-vs-drain-gap",
 	  "defect 7: timer_arm vs a drain's relock with its request; no livelock",
-	  7, d7c_setup, NULL, d7c_final },
+	  7, d7c_setup, NULL, d7c_final, 0 },
 	{ "fast-vs-slow",
 	  "fast update and fast min vs slow arm/move/delete/delete_min; invariants, order",
-	  0, g1_setup, NULL, g1_final },
+	  0, g1_setup, NULL, g1_final, 0 },
 	{ "slow-ops-long-buckets",
 	  "insert/update/delete/delete_min/del_less_than over buckets > TIMEQ_HOLD",
-	  0, g2_setup, NULL, g2_final },
+	  0, g2_setup, NULL, g2_final, 0 },
 	{ "drain-past-budget",
 	  "70 hand-offs drained in two holds vs slow and fast calls; all applied",
-	  0, g3_setup, NULL, g3_final },
+	  0, g3_setup, NULL, g3_final, 0 },
 	{ "expiry-callbacks",
 	  "work and timeq_expire() callbacks vs arm/move; order, never early, all fire",
-	  0, g4_setup, NULL, g4_final },
+	  0, g4_setup, NULL, g4_final, 0 },
 	{ "shutdown-rearming",
 	  "shutdown_sync of a self-re-arming timer, then free; no callback after",
-	  0, g5_setup, NULL, NULL },
+	  0, g5_setup, NULL, NULL, 0 },
 	{ "fast-update-vs-expiry",
 	  "a fast update as its timer expires; fires once or twice, last on time",
-	  0, g6_setup, NULL, g6_final },
+	  0, g6_setup, NULL, g6_final, 0 },
 	{ "requests-one-timer",
 	  "two fast requests of one timer, handed off and in place; latest wins",
-	  0, g8_setup, NULL, g8_final },
+	  0, g8_setup, NULL, g8_final, 0 },
 	{ "requests-three-softirqs",
 	  "three fast requests of one timer, two handed off; latest wins",
-	  0, g9_setup, NULL, g8_final },
+	  0, g9_setup, NULL, g8_final, 0 },
 	{ "requests-vs-delete",
 	  "two fast requests vs timer_delete; none lands after the delete",
-	  0, g10_setup, NULL, g10_final },
+	  0, g10_setup, NULL, g10_final, 0 },
 	{ "shutdown-vs-requests",
 	  "shutdown_sync vs fast updates; no reference left when it returns",
-	  0, g11_setup, NULL, g10_final },
+	  0, g11_setup, NULL, g10_final, 0 },
 	{ "walk-vs-near-insert",
 	  "a near-lane insert during a WALK's lock drop; the minimum",
-	  0, g12_setup, NULL, g12_final },
+	  0, g12_setup, NULL, g12_final, 0 },
 	{ "far-path-vs-near-lane",
 	  "a bucket_lock-only update/delete vs the near lane; invariants",
-	  0, g13_setup, NULL, g13_final },
+	  0, g13_setup, NULL, g13_final, 0 },
 	{ "move-vs-expiry",
 	  "timeq_timer_move() as its timer expires; fires exactly once",
-	  0, g7_setup, NULL, g7_final },
+	  0, g7_setup, NULL, g7_final, 0 },
+	{ "store-vs-drain",
+	  "a store after a hand-off of the same timer vs the drain; latest wins",
+	  0, s1_setup, s_tracked, NULL, 4 },
+	{ "store-vs-expiry",
+	  "a store as its timer expires; stored: fires once, at the new time",
+	  0, s2_setup, NULL, s2_final, 0 },
+	{ "store-vs-delete",
+	  "a store vs timer_delete; latest wins",
+	  0, s3_setup, s_tracked, NULL, 0 },
 };
 
 const unsigned int xw_nscenarios = ARRAY_SIZE(xw_scenarios);

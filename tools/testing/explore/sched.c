@@ -399,6 +399,12 @@ unsigned long xp_first_lock(void)
 	return xp.cur ? xp.cur->first_lock : 0;
 }
 
+void xp_note_cs(void)
+{
+	if (xp.cur && !xp.cur->first_lock)
+		xp.cur->first_lock = xp.steps;
+}
+
 /* Block the running thread on @key until something makes it runnable. */
 static void xp_block(const void *key)
 {

@@ -337,7 +337,8 @@ static bool xw_older(const struct xreq *r, const struct xreq *s)
  */
 static void xw_check_requests(struct xw *w, struct xt *t)
 {
-	u64 time = t->timer.node.owner ? t->timer.node.time : XW_UNARMED;
+	u64 time = t->timer.node.owner ? timeq_timer_expires(&t->timer) :
+					 XW_UNARMED;
 	unsigned int i, j, n = 0;
 
 	for (i = 0; i < w->nreq; i++) {
@@ -358,6 +359,15 @@ static void xw_check_requests(struct xw *w, struct xt *t)
 		time == XW_UNARMED ? 0 : time,
 		n ? "every request for that is older than another" :
 		    "no request asked for that");
+}
+
+void xw_check_tracked(struct xw *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->ntimers; i++)
+		if (w->t[i].tracked)
+			xw_check_requests(w, &w->t[i]);
 }
 
 /*
@@ -471,9 +481,8 @@ static void xw_final(struct xw_run *r)
 	struct xw *w = &r->w;
 	unsigned int i;
 
-	for (i = 0; i < w->ntimers; i++)
-		if (w->t[i].tracked && !w->clocked)
-			xw_check_requests(w, &w->t[i]);
+	if (!w->clocked)
+		xw_check_tracked(w);
 	if (r->sc->final)
 		r->sc->final(w);
 	if (w->clocked && timeq_count(w->q))
