@@ -1218,7 +1218,8 @@ static void paths_test_store_refresh(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &st[i].timer, old),
 				0);
 	for (i = STORE_TIMERS; i--;) {
-		KUNIT_EXPECT_EQ(test, base_fast_update(base, &st[i].timer, later),
+		KUNIT_EXPECT_EQ(test,
+				base_fast_update(base, &st[i].timer, later),
 				TIMEQ_APPLIED);
 		KUNIT_EXPECT_EQ(test, timeq_node_time(&st[i].timer.node), old);
 		KUNIT_EXPECT_EQ(test, timeq_timer_expires(&st[i].timer), later);
@@ -1300,6 +1301,57 @@ static void paths_test_store_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fs.refused, 1);
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[0]), 1);
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[1]), 1);
+}
+
+/*
+ * timeq_timer_move() to a later time is a store too, and what reads a
+ * base's earliest timer by the time it expires at (tq_clock_first(), for
+ * TIMEQ_MIN) files the timers at the head that stores moved: more of them
+ * than a lock hold's budget, so with a door between holds.
+ */
+#define FIRST_STALE	(3 * TIMEQ_HOLD)
+
+static void paths_test_store_first(struct kunit *test)
+{
+	struct timeq_timer *t;
+	struct timeq_base *base;
+	struct tq_snapshot s;
+	struct timeq *q;
+	unsigned int i;
+	u64 at;
+
+	t = kunit_kcalloc(test, FIRST_STALE + 1, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	base = clock_base(test);
+	q = tq_base_queue(base);
+	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
+	for (i = 0; i <= FIRST_STALE; i++) {
+		timeq_timer_init(&t[i], NULL);
+		KUNIT_ASSERT_EQ(test,
+				timeq_timer_arm(base, &t[i],
+						i < FIRST_STALE ? at : at + 50),
+				0);
+	}
+	for (i = 0; i < FIRST_STALE; i++) {
+		KUNIT_EXPECT_EQ(test,
+				timeq_timer_move(base, &t[i], at + 100 + i), 0);
+		KUNIT_EXPECT_EQ(test, timeq_node_time(&t[i].node), at);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, timeq_first(q), &t[0].node);
+	KUNIT_EXPECT_PTR_EQ(test, tq_clock_first(q), &t[FIRST_STALE].node);
+	for (i = 0; i < FIRST_STALE; i++)
+		KUNIT_EXPECT_EQ(test, timeq_node_time(&t[i].node),
+				at + 100 + i);
+	tq_stats_snapshot(q, &s);
+	KUNIT_EXPECT_EQ(test, s.counters.refiled, FIRST_STALE);
+	KUNIT_EXPECT_LE(test, s.max_visits, TIMEQ_HOLD);
+	check(test, q);
+	/* Nothing stale is left: the same answer, no more filings. */
+	KUNIT_EXPECT_PTR_EQ(test, tq_clock_first(q), &t[FIRST_STALE].node);
+	tq_stats_snapshot(q, &s);
+	KUNIT_EXPECT_EQ(test, s.counters.refiled, FIRST_STALE);
+	for (i = 0; i <= FIRST_STALE; i++)
+		KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[i]), 1);
 }
 
 #ifdef __KERNEL__
@@ -1996,6 +2048,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_tick_exact),
 	KUNIT_CASE(paths_test_store_refresh),
 	KUNIT_CASE(paths_test_store_refused),
+	KUNIT_CASE(paths_test_store_first),
 #ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_rearm_late),
 	KUNIT_CASE(paths_test_clock_defer_reasons),

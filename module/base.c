@@ -229,9 +229,11 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
  * left alone, as mod_timer_pending() leaves a timer_list; one whose tick
  * has passed but whose callback has not begun is still armed. Checking
  * and moving is one step under the locks, so the expiry cannot slip
- * between.
+ * between. A move of an armed timer with no request pending to a later
+ * time in the window of the base's clock, or to the time it already has,
+ * is a store alone, as in timeq_fast_update(), and takes no lock.
  *
- * Context: the slow side; takes every lock.
+ * Context: the slow side; takes every lock, but for a store.
  * Return: 0; -ENOENT if @timer is not armed in @base; -ERANGE if @time
  * lies beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
  * nothing changes but the pending requests applied and the clock brought

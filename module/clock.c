@@ -374,6 +374,52 @@ static bool tq_clock_refile(struct timeq *q, struct timeq_timer *timer)
 	return true;
 }
 
+/**
+ * tq_clock_first - a base's earliest timer, by the time it expires at
+ * @q:		a base's queue
+ *
+ * timeq_first(), but a timer at the head that a store moved later
+ * (module/fast.c, "Refresh by a store") is first filed again at the time
+ * stored, as its expiry would file it, until the minimum is one that
+ * expires at the time it is filed at: one update each, a budget of them
+ * to a lock hold, with a door (tq_relock()) between holds, after which the
+ * minimum is read again. Each filing undoes one store, so a call's
+ * filings are no more than the stores since the timers were last filed.
+ * The timers waiting for their callbacks are not counted (timeq_first()).
+ *
+ * Context: the slow side; takes every lock.
+ * Return: the node of the timer, or NULL if @q holds none. The node stays
+ * queued; follow the pointer only while the timer cannot be freed.
+ */
+struct timeq_node *tq_clock_first(struct timeq *q)
+{
+	struct timeq_timer *timer;
+	struct timeq_node *node;
+	u64 time;
+
+	tq_slow_begin(q);
+	while ((node = q->min)) {
+		timer = container_of(node, struct timeq_timer, node);
+		if (timeq_timer_expires(timer) <= node->time)
+			break;
+		if (!q->budget) {
+			tq_relock(q);
+			continue;
+		}
+		q->budget--;
+		q->visits++;
+		time = tq_timer_close(timer) & ~TIMEQ_EXPIRES_OPEN;
+		/* A store checks the window of a clock that only moves on. */
+		WARN_ON_ONCE(__timeq_update(q, node, time));
+		tq_timer_open(timer);
+		this_cpu_inc(q->counters->refiled);
+		tq_finish(q);
+	}
+	tq_slow_end(q);
+	return node;
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_clock_first);
+
 /* Is a timer due at @tick left, on @due or in the queue? */
 static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 {
@@ -421,7 +467,7 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 	mutex_lock(&base->expiry);
 	tick = min(tq_clock_tick(base), *until);
 	*until = tick;
-	for (steps = 0; ; steps++) {
+	for (steps = 0;; steps++) {
 		might_sleep();
 		tq_lock(q);
 		WRITE_ONCE(base->running, NULL);

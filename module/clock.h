@@ -73,6 +73,7 @@ void tq_clock_stop(struct timeq_base *base);
 void tq_clock_release(struct timeq_base *base);
 void tq_clock_exit(struct timeq_base *base);
 int tq_check(struct timeq *q, char *buf, size_t len);
+struct timeq_node *tq_clock_first(struct timeq *q);
 
 /*
  * clock.c: the clock's share of the timer calls, for fast.c and handoff.c,

@@ -752,10 +752,16 @@ static long tq_dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 	    !tq_dev_zero(&arg->handle,
 			 sizeof(*arg) - offsetof(struct timeq_element, handle)))
 		return -EINVAL;
-	/* What is due becomes an event first, as before an insert. */
-	if (f->base)
+	/*
+	 * What is due becomes an event first, as before an insert; a timer
+	 * that TIMEQ_UPDATE moved later by a store is filed at its time.
+	 */
+	if (f->base) {
 		timeq_expire(f->base);
-	*node = timeq_first(f->q);
+		*node = tq_clock_first(f->q);
+	} else {
+		*node = timeq_first(f->q);
+	}
 	if (!*node)
 		return -ENODATA;
 	elem = container_of(*node, struct tq_dev_element, timer.node);

@@ -388,13 +388,18 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 /*
  * Refresh by a store: move @timer, filed in @q, later to @time, or to the
- * time it already expires at, by writing its expires word alone. Return:
- * whether it did; if not, nothing changed.
+ * time it already expires at, by writing its expires word alone; for the
+ * fast path and for timeq_timer_move() (handoff.c), on a base's queue.
+ * Return: whether it did; if not, nothing changed.
  */
-static bool tq_fast_store(struct timeq *q, struct timeq_timer *timer, u64 time)
+bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	s64 old = atomic64_read(&timer->expires);
+	s64 old;
 
+	/* A request pending lands after: see "Refresh by a store". */
+	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		return false;
+	old = atomic64_read(&timer->expires);
 	if (!(old & TIMEQ_EXPIRES_OPEN) || time < (old & ~TIMEQ_EXPIRES_OPEN) ||
 	    tq_owner(&timer->node) != q)
 		return false;
@@ -533,8 +538,7 @@ int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return tq_fast_done(q, timer, time, -EBUSY);
-	/* After the test of PENDING: see "Refresh by a store". */
-	if (q->base && tq_fast_store(q, timer, time)) {
+	if (q->base && tq_timer_store(q, timer, time)) {
 		this_cpu_inc(q->counters->fast_stored);
 		return tq_fast_done(q, timer, time, TIMEQ_APPLIED);
 	}

@@ -502,12 +502,20 @@ static int tq_timer_refuse(struct timeq *q, struct timeq_timer *timer,
 	return 0;
 }
 
-/* timeq_timer_arm(), or timeq_timer_move() if @armed_only. */
+/*
+ * timeq_timer_arm(), or timeq_timer_move() if @armed_only: which, on a
+ * base's queue, moves an armed timer later by a store alone (fast.c,
+ * "Refresh by a store"), as the fast path does; a request of the timer
+ * still pending makes the store fail, so none lands after it.
+ */
 static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 			bool armed_only)
 {
 	int ret;
 
+	might_sleep();
+	if (armed_only && q->base && tq_timer_store(q, timer, time))
+		return 0;
 	tq_slow_begin_drained(q, timer, time);
 	ret = tq_timer_refuse(q, timer, armed_only);
 	if (!ret)

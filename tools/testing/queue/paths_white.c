@@ -1409,9 +1409,10 @@ static void white_test_due_check_at_door(struct kunit *test)
 /*
  * The catch-up finishes the pull its clock move needs before the call's
  * own operation: the clock catches up into a far bucket held in the
- * calendar (a PULL_HEAD), and the call deletes, or moves, the minimum
- * there, which settles the minimum anew; with the pull undone, the rest
- * of the bucket would be left in the calendar at rel 0.
+ * calendar (a PULL_HEAD), and the call deletes, or arms again later, the
+ * minimum there, which settles the minimum anew; with the pull undone,
+ * the rest of the bucket would be left in the calendar at rel 0. (A move
+ * later would be a store, which neither catches up nor relinks.)
  *
  *	c0, c1 ten buckets on, c2 later; the clock moved to c0's tick
  */
@@ -1431,8 +1432,8 @@ static void white_test_catch_up_then_remove_min(struct kunit *test)
 				0);
 		compat_clock_set(t * GRAN);
 		if (move)
-			KUNIT_EXPECT_EQ(test, tq_timer_move(f.q, &f.c[0].timer,
-							    t + 50), 0);
+			KUNIT_EXPECT_EQ(test, tq_timer_arm(f.q, &f.c[0].timer,
+							   t + 50), 0);
 		else
 			KUNIT_EXPECT_EQ(test,
 					tq_timer_delete(f.q, &f.c[0].timer), 1);

@@ -1419,6 +1419,47 @@ TEST_F(dev, monotonic_never_early)
 }
 
 /*
+ * An update to a later time on the monotonic clock is a store in the
+ * kernel (timeq_timer_move(), "Refresh by a store" in module/fast.c):
+ * the element stays filed at its older time until then. TIMEQ_MIN still
+ * answers the earliest time an element expires at, and each event comes
+ * at the time it was moved to, in that order, never at the older one.
+ * Ticks of a millisecond; the times lie a second ahead, far more than
+ * the calls take on a slow host.
+ */
+#define LATER_N		4
+
+TEST_F(dev, monotonic_update_later)
+{
+	const __u64 gran = 1000000;
+	__u64 h[LATER_N + 1], at, t;
+	struct timeq_element e;
+	struct timeq_event ev;
+	int i;
+
+	ASSERT_EQ(0, tq_configure_mono(self->fd, gran, 100000, 0));
+	at = tq_mono_ns() / gran + 1000;
+	for (i = 0; i < LATER_N; i++)
+		ASSERT_EQ(0, tq_insert(self->fd, at, i, &h[i]));
+	ASSERT_EQ(0, tq_insert(self->fd, at + 100, LATER_N, &h[LATER_N]));
+	for (i = 0; i < LATER_N; i++)
+		ASSERT_EQ(0, tq_update(self->fd, h[i], at + 200 + i));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(h[LATER_N], e.handle);
+	EXPECT_EQ(at + 100, e.time);
+	EXPECT_EQ(LATER_N + 1, tq_stats(self->fd).queued);
+	for (i = 0; i <= LATER_N; i++) {
+		t = i ? at + 200 + i - 1 : at + 100;
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		EXPECT_EQ(h[i ? i - 1 : LATER_N], ev.handle);
+		EXPECT_EQ(t, ev.time);
+		EXPECT_GE(tq_mono_ns(), ev.time * gran);
+	}
+	EXPECT_EQ(0, tq_stats(self->fd).queued);
+	EXPECT_EQ(LATER_N + 1, tq_stats(self->fd).expired);
+}
+
+/*
  * The window on the monotonic clock: a time at or before the current
  * tick is taken whatever the horizon, and queued at the clock; one at or
  * beyond the tick plus the horizon (plus the one tick the expiry may set
