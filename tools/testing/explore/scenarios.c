@@ -22,6 +22,7 @@
 
 #include <linux/timeq.h>
 
+#include "clock.h"
 #include "explore.h"
 #include "queue.h"
 
@@ -1112,6 +1113,47 @@ static void s3_setup(struct xw *w)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * Stores against tq_clock_first() (TIMEQ_MIN on a monotonic file), which
+ * files the timers at the head that stores moved: X, at 20, is stored to
+ * 40, then to 50, while the slow side reads the earliest timer twice (Y
+ * is at 30). The clock stands still.
+ * Oracle: latest wins (P-a, P-b); the earliest read is X or Y, never
+ * NULL; the queue's invariants at every quiet moment.
+ */
+static void s4_fast(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 40);
+	xw_fast_request(w, timer(w, 0), 50);
+}
+
+static void s4_first(void *arg)
+{
+	struct xw *w = arg;
+	struct timeq_node *node;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		node = tq_clock_first(w->q);
+		if (node != &timer(w, 0)->timer.node &&
+		    node != &timer(w, 1)->timer.node)
+			xw_fail("tq_clock_first() gave %p, neither X nor Y",
+				(void *)node);
+	}
+}
+
+static void s4_setup(struct xw *w)
+{
+	xw_create(w, true, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 30, false);		/* Y */
+	xp_spawn("fast", s4_fast, w, XP_SOFTIRQ);
+	xp_spawn("first", s4_first, w, 0);
+}
+
+/* ------------------------------------------------------------------ */
 
 const struct scenario xw_scenarios[] = {
 	{ "d1-expire-vs-delete-sync",
@@ -1195,6 +1237,9 @@ const struct scenario xw_scenarios[] = {
 	{ "store-vs-delete",
 	  "a store vs timer_delete; latest wins",
 	  0, s3_setup, s_tracked, NULL, 0 },
+	{ "store-vs-first",
+	  "stores vs tq_clock_first() filing them; latest wins",
+	  0, s4_setup, s_tracked, NULL, 0 },
 };
 
 const unsigned int xw_nscenarios = ARRAY_SIZE(xw_scenarios);
