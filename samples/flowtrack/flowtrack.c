@@ -111,8 +111,9 @@
  *
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
  * (flows live, created, expired and freed; packets; refreshes applied in
- * place and handed off, and why timeq handed the base's updates off, as
- * it counts them (timeq_get_fast_stats()); expiry lateness p50/p99/max;
+ * place and handed off, how many of the base's updates were a store alone
+ * and why it handed updates off, as it counts them
+ * (timeq_get_fast_stats()); expiry lateness p50/p99/max;
  * drops; CPU per packet; memory per flow and of the queue), and lateness,
  * the histogram of how late flows expired.
  */
@@ -939,7 +940,8 @@ static u64 flow_table_bytes(void)
 }
 
 /*
- * Why timeq handed the base's updates off, refreshes and new flows'
+ * How many of the base's updates were a store alone (a refresh to a later
+ * tick), and why timeq handed updates off, refreshes and new flows'
  * timers together, as it counts them.
  */
 static void flow_show_deferred(struct seq_file *m)
@@ -949,6 +951,7 @@ static void flow_show_deferred(struct seq_file *m)
 	u64 sum = 0;
 
 	timeq_get_fast_stats(flow_base, &fs);
+	seq_printf(m, "queue_stored %llu\n", fs.stored);
 	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
 		sum += fs.deferred[i];
 	seq_printf(m, "queue_deferred %llu\n", sum);

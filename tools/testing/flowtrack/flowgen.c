@@ -1003,9 +1003,13 @@ static void window(const struct stats *s)
 		       opt.measure_from, bucket_total(&end), a, b, c, hook, refresh);
 	if (!opt.result)
 		return;
-	printf("flowgen-result mode=%s packets=%lld refreshes=%lld moved=%lld in_place_pct=%.1f hook_ns=%.0f refresh_ns=%.0f hook_p50_ns=%lld refresh_p50_ns=%lld expiries=%lld late_p50_ns=%lld late_p99_ns=%lld late_max_ns=%lld flow_bytes=%lld peak_live=%lld peak_table_bytes=%lld queue_bytes=%lld\n",
+	printf("flowgen-result mode=%s packets=%lld refreshes=%lld moved=%lld in_place_pct=%.1f stored_pct=%.1f hook_ns=%.0f refresh_ns=%.0f hook_p50_ns=%lld refresh_p50_ns=%lld expiries=%lld late_p50_ns=%lld late_p99_ns=%lld late_max_ns=%lld flow_bytes=%lld peak_live=%lld peak_table_bytes=%lld queue_bytes=%lld\n",
 	       s->mode, pkts, refr, moved,
-	       pct(delta(s, "refresh_applied"), moved), hook, refresh,
+	       pct(delta(s, "refresh_applied"), moved),
+	       pct(count(s, "queue_stored") -
+			   (win_taken ? count(&win_stats, "queue_stored") : 0),
+		   moved),
+	       hook, refresh,
 	       stat(s, "hook_p50_ns") - clock, stat(s, "refresh_p50_ns") - clock,
 	       bucket_total(&end), p50, p99, max, stat(s, "flow_bytes"),
 	       peak_live, peak_table, stat(s, "queue_bytes"));
