@@ -60,7 +60,7 @@
  *    store") is still filed at its older time. When the expiry takes it
  *    for that tick it closes the timer's expires word and, if the word
  *    says later, files the node again at that time instead of running the
- *    callback (tq_clock_refile()): one insertion, in a lock hold of its
+ *    callback (tq_clock_claim()): one relink, in a lock hold of its
  *    own. The hrtimer so fires once at the old time for nothing, and the
  *    callback runs at the first tick at or after the latest time stored,
  *    as if the timer had been moved there.
@@ -321,41 +321,21 @@ bad:
 }
 
 /*
- * The next timer due at @tick, taken out of @due or the queue, or NULL.
- * Nothing queued is earlier than anything on @due.
+ * Claim @timer, due at its tick, for its callback: close its expires word.
+ * A store that moved it later (module/fast.c, "Refresh by a store") files
+ * it again instead, at the time stored, in O(1), and its word opens
+ * again: so it is taken again at that time, in order among the timers due
+ * by then, and not before. @queued: the timer is the queue's minimum,
+ * still in its lists, and is moved there (an update, which may leave work
+ * pending as a removal would); else it was just taken off @due and is
+ * inserted, with no work pending. A timer off @due whose time stored the
+ * clock has passed since cannot be filed there; it is due, and its
+ * callback runs now, for that time, ahead of the timers of @due between
+ * its two times. Return: whether it was filed again.
  */
-static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-		__must_hold(&q->bucket_lock)
-{
-	struct timeq_timer *timer;
-
-	timer = list_first_entry_or_null(&q->base->due, struct timeq_timer,
-					 node.entry);
-	if (timer && timer->node.time <= tick) {
-		tq_clock_cancel_due(q, timer);
-		return timer;
-	}
-	if (timer || !q->min || q->min_time > tick)
-		return NULL;
-	/* The clock moves to the timer's tick, at most the current one. */
-	return container_of(__timeq_delete_min(q), struct timeq_timer, node);
-}
-
-/*
- * Claim @timer, just taken for its tick, for its callback: close its
- * expires word. A store that moved it later (module/fast.c, "Refresh by a
- * store") files it again instead, at the time stored, in O(1) (one
- * insertion), and its word opens again: so it is taken again at that
- * time, in order among the timers due by then, and not before. A timer
- * off @due whose time stored the clock has passed since cannot be filed
- * there; it is due, and its callback runs now, for that time, ahead of
- * the timers of @due between its two times. Return: whether it was filed
- * again.
- */
-static bool tq_clock_refile(struct timeq *q, struct timeq_timer *timer)
-	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
-		__must_hold(&q->bucket_lock)
+static bool tq_clock_claim(struct timeq *q, struct timeq_timer *timer,
+			   bool queued) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	u64 time = tq_timer_close(timer) & ~TIMEQ_EXPIRES_OPEN;
 
@@ -367,11 +347,44 @@ static bool tq_clock_refile(struct timeq *q, struct timeq_timer *timer)
 		return false;
 	}
 	/* A store checks the window of a clock that only moves on since. */
-	WARN_ON_ONCE(__timeq_insert(q, &timer->node, time));
-	tq_debug_uninsert(q);
+	if (queued) {
+		WARN_ON_ONCE(__timeq_update(q, &timer->node, time));
+	} else {
+		WARN_ON_ONCE(__timeq_insert(q, &timer->node, time));
+		tq_debug_uninsert(q);
+	}
 	tq_timer_open(timer);
 	this_cpu_inc(q->counters->refiled);
 	return true;
+}
+
+/*
+ * The next timer due at @tick, taken out of @due or the queue for its
+ * callback, or NULL; or, with *@refiled set, one that tq_clock_claim()
+ * filed again. Nothing queued is earlier than anything on @due.
+ */
+static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick,
+					 bool *refiled)
+	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
+		__must_hold(&q->bucket_lock)
+{
+	struct timeq_timer *timer;
+
+	timer = list_first_entry_or_null(&q->base->due, struct timeq_timer,
+					 node.entry);
+	if (timer && timer->node.time <= tick) {
+		tq_clock_cancel_due(q, timer);
+		*refiled = tq_clock_claim(q, timer, false);
+		return timer;
+	}
+	if (timer || !q->min || q->min_time > tick)
+		return NULL;
+	timer = container_of(q->min, struct timeq_timer, node);
+	*refiled = tq_clock_claim(q, timer, true);
+	if (!*refiled)
+		/* The clock moves to the timer's tick, at most the current one. */
+		__timeq_delete_min(q);
+	return timer;
 }
 
 /**
@@ -449,7 +462,7 @@ static u64 tq_clock_late(struct timeq *q, u64 time)
 /*
  * One run of the expiry: expire the timers due at the current tick, but at
  * most *@until, and take at most @budget of them (expired, or filed again
- * by tq_clock_refile()), one callback at a time; set
+ * by tq_clock_claim()), one callback at a time; set
  * *@until to the tick it expired to. @fired: the run is the work's, which
  * the hrtimer (or a kick) queued, so the hrtimer is taken as spent once
  * nothing is due; timeq_expire()'s run leaves it as it is set.
@@ -461,7 +474,7 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 	struct timeq_base *base = q->base;
 	struct timeq_timer *timer;
 	unsigned int done = 0, steps;
-	bool more, again, ran = false;
+	bool more, again, refiled, ran = false;
 	u64 tick, time, late;
 
 	mutex_lock(&base->expiry);
@@ -473,8 +486,9 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 		WRITE_ONCE(base->running, NULL);
 		tq_finish(q);
 		tq_clock_catch_up(q);
-		timer = steps < budget ? tq_clock_take(q, tick) : NULL;
-		if (timer && tq_clock_refile(q, timer)) {
+		timer = steps < budget ? tq_clock_take(q, tick, &refiled) :
+					 NULL;
+		if (timer && refiled) {
 			/* A step of the budget, its own lock hold. */
 			tq_finish(q);
 			tq_unlock(q);
