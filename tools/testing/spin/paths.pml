@@ -128,6 +128,26 @@ inline due_first(dfres)
 }
 #endif
 
+#ifdef CLOCK
+/*
+ * A timer's expires word (module/fast.c, "Refresh by a store"): opened
+ * with the time its node is filed at by every link, closed (its time
+ * kept) by whatever takes the node out or moves it where a store cannot
+ * see. Only a base's queue has stores.
+ */
+#define EXP_OPEN(eot)	if \
+			:: (eot) < TIMERS -> exps[eot] = ntime[eot]; eopen[eot] = 1 \
+			:: else \
+			fi
+#define EXP_CLOSE(ect)	if \
+			:: (ect) < TIMERS -> eopen[ect] = 0 \
+			:: else \
+			fi
+#else
+#define EXP_OPEN(eot)	skip
+#define EXP_CLOSE(ect)	skip
+#endif
+
 /*
  * tq_arm(), at a time already clamped to the clock; a timer whose
  * callback is due leaves the due list for the queue.
@@ -143,7 +163,8 @@ inline tq_arm(amt, amv)
 		q_insert(amt, amv, q_ret)
 	fi;
 	assert(q_ret == R_APPLIED);
-	q_ret = 0
+	q_ret = 0;
+	EXP_OPEN(amt)
 }
 
 /* --- tq_far_ok(), with bucket_lock held, in two steps --- */
@@ -263,6 +284,7 @@ inline far_ok_b(fbn, fbt, fbdel)
 #define FIN_EXP_CAUGHT	7	/* the clock caught up: take a timer */
 #define FIN_TAKEN	8	/* a timer taken: unlock, its callback */
 #define FIN_ROOM	9	/* making room goes on */
+#define FIN_REFILED	10	/* a timer filed again: unlock, the next turn */
 
 /* What a call sleeps for (s_wait). */
 #define W_REQ		1	/* tq_wait_request(): PENDING, or a push */
@@ -279,6 +301,18 @@ inline far_ok_b(fbn, fbt, fbdel)
 			byte d_n, d_0, d_1, d_i, d_t, d_w, d_wid; \
 			byte r_w, r_wid, r_target, e_n; \
 			bit s_more, s_fin, r_set
+
+/*
+ * tq_apply() closes the timer's expires word before it clears PENDING, so
+ * that a store that finds PENDING clear finds the word closed: both are
+ * value-returning atomics, fully ordered, one step here.
+ */
+#ifndef BUG_STORE_DRAIN_OPEN
+#define DRAIN_CLOSE(dct)	EXP_CLOSE(dct)
+#else
+/* Planted: PENDING cleared with the word open. */
+#define DRAIN_CLOSE(dct)	skip
+#endif
 
 /*
  * tq_apply(): the request in ->want, that @dawid wrote, read with PENDING
@@ -409,19 +443,62 @@ inline room_done()
 }
 
 /*
- * tq_clock_take(): the first due timer, else the minimum if it is due;
- * then its callback, or, with none, the end of the expiry: the hrtimer
- * taken as spent (the work's run), unlock.
+ * tq_clock_claim(): a timer taken for its tick whose expires word says
+ * later is filed again there, if the clock has not passed that time.
+ */
+#ifndef BUG_STORE_EXPIRY_IGNORED
+#define CLAIM_REFILE(crn)	((crn) < TIMERS && exps[crn] > ntime[crn] && \
+				 exps[crn] >= now)
+#else
+/* Planted: the callback runs for the time the timer is filed at. */
+#define CLAIM_REFILE(crn)	false
+#endif
+
+/*
+ * tq_clock_take(): the first due timer, else the minimum if it is due,
+ * claimed: filed again at the time a store gave it (then a lock hold of
+ * its own, and the next turn), or its callback; or, with none, the end of
+ * the expiry: the hrtimer taken as spent (the work's run), unlock.
  */
 inline expire_take()
 {
 	if
-	:: DUE_ANY -> due_first(e_n); assert(ntime[e_n] <= tick); due[e_n] = 0
-	:: !DUE_ANY && min != NIL && mintime <= tick -> q_delete_min(e_n)
+	:: DUE_ANY ->
+		due_first(e_n);
+		assert(ntime[e_n] <= tick);
+		due[e_n] = 0;
+		EXP_CLOSE(e_n);
+		if
+		:: CLAIM_REFILE(e_n) ->
+			/* tq_clock_claim(): inserted at the time stored */
+			q_insert(e_n, exps[e_n], q_ret);
+			assert(q_ret == R_APPLIED);
+			q_ret = 0;
+			EXP_OPEN(e_n);
+			e_n = 0;
+			ph_fin = FIN_REFILED
+		:: else
+		fi
+	:: !DUE_ANY && min != NIL && mintime <= tick ->
+		e_n = min;
+		EXP_CLOSE(e_n);
+		if
+		:: CLAIM_REFILE(e_n) ->
+			/* tq_clock_claim(): moved to the time stored */
+			q_update(e_n, exps[e_n], q_ret);
+			assert(q_ret == R_APPLIED);
+			q_ret = 0;
+			EXP_OPEN(e_n);
+			e_n = 0;
+			ph_fin = FIN_REFILED
+		:: else -> q_delete_min(e_n)
+		fi
 	:: else -> e_n = NIL
 	fi;
 	if
-	:: e_n != NIL ->
+	:: ph_fin == FIN_REFILED
+	:: ph_fin != FIN_REFILED && e_n != NIL ->
+		callback_point(e_n);
 #ifndef BUG_RUNNING_LATE
 		/* published in the lock hold of the removal */
 		running = e_n;
@@ -493,6 +570,9 @@ inline slow_body()
 			:: op != OP_ARM ->
 				/* tq_disarm(): off the due list, or the queue */
 #ifdef CLOCK
+#ifndef BUG_STORE_DELETE_OPEN
+				EXP_CLOSE(tt);
+#endif
 				if
 				:: due[tt] -> due[tt] = 0
 				:: else -> q_delete(tt, q_ret); q_ret = 0
@@ -660,6 +740,11 @@ inline slow_finish()
 		ph = PH_CALLBACK;
 		break
 	   :: ph_fin == FIN_ROOM -> ph = PH_ROOM; break
+	   :: ph_fin == FIN_REFILED ->
+		tq_release();
+		ph = PH_LOCK;
+		ph_fin = FIN_EXP;
+		break
 #else
 	   :: ph_fin == FIN_START -> slow_start(); break
 #endif
@@ -748,7 +833,8 @@ inline slow_step()
 		TOUCH(d_t);
 		budget--;
 #ifndef BUG_DRAIN_EARLY_READ
-		/* clear_bit(PENDING); smp_mb__after_atomic(); */
+		/* the expires word closed; clear_bit(PENDING); smp_mb(); */
+		DRAIN_CLOSE(d_t);
 		pending[d_t] = 0;
 		ph = PH_APPLY
 #else
@@ -758,6 +844,7 @@ inline slow_step()
 		ph = PH_CLEAR
 	:: ph == PH_CLEAR ->
 		TOUCH(d_t);
+		DRAIN_CLOSE(d_t);
 		pending[d_t] = 0;
 		ph = PH_APPLY
 #endif
@@ -823,6 +910,7 @@ inline slow_step()
 	:: ph == PH_RECLEAR ->
 		/* clear_bit(PENDING), and ->want read again */
 		TOUCH(d_t);
+		DRAIN_CLOSE(d_t);
 		pending[d_t] = 0;
 		r_w = 0;
 		r_wid = 0;
@@ -873,8 +961,11 @@ inline slow_step()
 #define F_SETTLE	15	/* BUG_SETTLE_NULL_FIRST: the rest of tq_settle() */
 #define F_FAR_C		16	/* BUG_SETTLE_NULL_FIRST: the far read of @min */
 #define F_FAR_D		17	/* BUG_SETTLE_NULL_FIRST: the far write of @min */
+#define F_STORE_A	18	/* tq_timer_store(): PENDING, the word, the owner */
+#define F_STORE_B	19	/* its compare-and-exchange */
 
-#define FAST_LOCALS	byte fph, k, t, x, ret, slot, mprec, lane, f_len, f_mt; \
+#define FAST_LOCALS	byte fph, k, t, x, ret, slot, mprec, lane, f_len, f_mt, \
+			f_exp; \
 			bit f_pend, old
 
 #ifdef CLOCK
@@ -1044,6 +1135,7 @@ inline tq_fast_apply()
 	fi;
 	assert(q_ret == R_APPLIED);
 	q_ret = 0;
+	EXP_OPEN(t);
 	inplace_point(t, slot, mprec, tm + 1);
 	retd[t] = retd[t] | (1 << slot);
 	FAST_CHANGED;
@@ -1118,7 +1210,13 @@ inline fast_body_end()
 }
 
 /* The first lock step of the lane fast_begin() chose, or the hand-off. */
-#define FIRST_PHASE	(f_pend -> F_HAND : (lane == L_FAR -> F_FAR : F_LOCK))
+#define LANE_PHASE	(lane == L_FAR -> F_FAR : F_LOCK)
+#ifdef CLOCK
+/* On a base's queue a store is tried first (tq_timer_store()). */
+#define FIRST_PHASE	(f_pend -> F_HAND : F_STORE_A)
+#else
+#define FIRST_PHASE	(f_pend -> F_HAND : LANE_PHASE)
+#endif
 
 /* A fast update's steps; the process's loop runs one per iteration. */
 inline fast_step()
@@ -1193,6 +1291,7 @@ inline fast_step()
 		:: ret == R_APPLIED && fok ->
 			/* __timeq_far_update() */
 			q_far_op(t, tm, 0);
+			EXP_OPEN(t);
 			inplace_point(t, slot, mprec, tm + 1);
 			retd[t] = retd[t] | (1 << slot)
 		:: ret == R_APPLIED && !fok -> ret = R_EAGAIN
@@ -1272,6 +1371,36 @@ inline fast_step()
 		onll[t] = 1;
 		KICK_QUEUE;
 		fast_ret()
+#ifdef CLOCK
+	:: fph == F_STORE_A ->
+		/*
+		 * Refresh by a store (module/fast.c): PENDING, the expires word,
+		 * the owner word and @now, read back to back.
+		 */
+		TOUCH(t);
+		if
+		:: !pending[t] && eopen[t] && x >= exps[t] &&
+		   (own[t] != O_NONE || due[t]) && x < now + HZ ->
+			f_exp = exps[t];
+			fph = F_STORE_B
+		:: else -> fph = LANE_PHASE
+		fi
+	:: fph == F_STORE_B ->
+		/* atomic64_try_cmpxchg(): the word as read, and still open */
+		TOUCH(t);
+		if
+		:: eopen[t] && exps[t] == f_exp ->
+			exps[t] = x;
+			/* the critical section: the request is newer than these */
+			mprec = retd[t] | INITBIT;
+			inplace_point(t, slot, mprec, 1);
+			retd[t] = retd[t] | (1 << slot);
+			ret = R_APPLIED;
+			f_exp = 0;
+			fast_ret()
+		:: else -> f_exp = 0; fph = LANE_PHASE
+		fi
+#endif
 	:: fph == F_MIN ->
 		if
 		:: hl == 0 -> assert(h2l == 0); hl = me; fph = F_MIN_READ

@@ -77,6 +77,9 @@ bugs=(
 	"BUG_WAIT_SPINS|livelock"
 	"BUG_APPLY_NO_RETAKE|room"
 	"BUG_SET_ROOM_LATE|expiry"
+	"BUG_STORE_DRAIN_OPEN|room"
+	"BUG_STORE_DELETE_OPEN|expiry"
+	"BUG_STORE_EXPIRY_IGNORED|expiry"
 )
 
 if [ "${1:-}" = --list ]; then

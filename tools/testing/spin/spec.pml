@@ -32,7 +32,11 @@
  *    P-b, "not lost": once the other processes are done and the slow path
  *    has drained, the request applied last is older than no request that
  *    took effect (final_check()); and the timer is where that request put
- *    it, or expired.
+ *    it, or expired. A store (module/fast.c, "Refresh by a store") is a
+ *    request applied in place, at its compare-and-exchange.
+ *
+ *    On a base's queue a callback never runs before the time its timer
+ *    expires at, the latest a store gave it (callback_point()).
  *
  *    A timer shut down must stay disarmed: tq_link() asserts that no
  *    path arms it, and final_check() that it is in no list.
@@ -169,6 +173,28 @@ inline check_quiet()
 	fi
 }
 
+#ifdef CLOCK
+#define GONE_CLEAR(gct)	gone[gct] = 0
+#else
+#define GONE_CLEAR(gct)	skip
+#endif
+
+#ifdef CLOCK
+/*
+ * The expiry runs the callback of timer @cpt at @tick (a base's queue):
+ * never before the time it expires at, which a store may have moved past
+ * the time it is filed at.
+ */
+inline callback_point(cpt)
+{
+	assert(cpt >= TIMERS || exps[cpt] <= tick);
+	if
+	:: cpt < TIMERS -> gone[cpt] = 1
+	:: else
+	fi
+}
+#endif
+
 /*
  * Request @ips on timer @ipt is applied in place, leaving the timer queued
  * or, if @ipv is 0, out of the queue. @ipp: the requests older than it.
@@ -178,7 +204,8 @@ inline inplace_point(ipt, ips, ipp, ipv)
 	superseded[ipt] = superseded[ipt] | ipp;
 	effprec[ipt] = effprec[ipt] | ipp;
 	lastreq[ipt] = ips;
-	lastdel[ipt] = (ipv == 0)
+	lastdel[ipt] = (ipv == 0);
+	GONE_CLEAR(ipt)
 }
 
 /*
@@ -192,7 +219,8 @@ inline drain_point(dpt, dpw, dpv)
 	assert(!(superseded[dpt] & (1 << dpw)));
 	superseded[dpt] = superseded[dpt] | prec[dpw];
 	lastreq[dpt] = dpw;
-	lastdel[dpt] = 0
+	lastdel[dpt] = 0;
+	GONE_CLEAR(dpt)
 }
 
 /* The owner frees a timer: nothing may refer to it. */
@@ -218,7 +246,11 @@ inline final_timer(ftt)
 		:: else ->
 			/* P-b: the last applied is older than nothing in effect. */
 			assert(!(effprec[ftt] & (1 << lastreq[ftt])));
-			assert(!lastdel[ftt] || own[ftt] == O_NONE)
+			assert(!lastdel[ftt] || own[ftt] == O_NONE);
+#ifdef CLOCK
+			/* ...and armed, or expired since */
+			assert(lastdel[ftt] || gone[ftt] || own[ftt] != O_NONE)
+#endif
 		fi
 	fi
 }

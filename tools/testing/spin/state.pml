@@ -177,6 +177,14 @@ byte slow_busy;		/* slow processes that have calls left to make */
  */
 byte tick;
 bit due[NODES];
+/*
+ * Each timer's expires word (module/fast.c, "Refresh by a store"): the
+ * time it expires at, and TIMEQ_EXPIRES_OPEN. @gone (ghost): the expiry
+ * ran the timer's callback since its last request took effect.
+ */
+byte exps[TIMERS];
+bit eopen[TIMERS];
+bit gone[TIMERS];
 byte running = NIL;
 bit workq;
 

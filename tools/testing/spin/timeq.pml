@@ -43,8 +43,14 @@
  *    list, tq_clock_catch_up(), tq_clock_make_room(), tq_apply() taking
  *    PENDING back to make room, the expiry (tq_clock_run() publishing
  *    @running before tq_finish(), each callback reading its timer with no
- *    lock held), delete_sync()'s wait for @running, and the arming of the
- *    hrtimer by the slow side and by the irq_work, both under arm_lock.
+ *    lock held), delete_sync()'s wait for @running, the arming of the
+ *    hrtimer by the slow side and by the irq_work, both under arm_lock,
+ *    and refresh by a store (module/fast.c): the fast path's store to a
+ *    timer's expires word, tried before the lanes, its compare-and-exchange
+ *    a step of its own after the reads that chose it; the word closed by
+ *    the drain before it clears PENDING, by tq_disarm() and by the
+ *    expiry's claim, which files a timer stored later again
+ *    (tq_clock_claim()), and opened by every link.
  *
  * Every door of module/paths.c ("Doors": a lock dropped inside an
  * operation) is a point where the other processes run: tq_finish()
@@ -204,6 +210,17 @@
  *				and its check of PENDING, as at 4de2718: a
  *				fast update that returns in that door lands
  *				after the call (P-a). expiry.
+ *   BUG_STORE_DRAIN_OPEN	tq_apply() clears PENDING without closing
+ *				the timer's expires word first: a store
+ *				then lands before the older request, which
+ *				undoes it (P-a). room.
+ *   BUG_STORE_DELETE_OPEN	tq_disarm() leaves the word open: a store
+ *				that read the timer as armed lands after the
+ *				delete, and the timer is left unarmed by a
+ *				request that armed it (P-b). expiry.
+ *   BUG_STORE_EXPIRY_IGNORED	tq_clock_claim() runs the callback without
+ *				filing again a timer a store moved later:
+ *				it fires before the time stored. expiry.
  *
  * Three of the first nine were real: BUG_STALE_MIN, and the two hand-off
  * races behind BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this
@@ -231,11 +248,12 @@
  *    userspace white-box case white_test_room_waits_for_clock has it),
  *    expire_budget and the expiry queueing itself again, and
  *    timeq_expire() taking turns with the work under the @expiry mutex;
- *  - callbacks that arm or delete timers, timeq_timer_move(), two
+ *  - callbacks that arm or delete timers, timeq_timer_move() (and so its
+ *    store), tq_clock_first() filing what stores left behind, two
  *    irq_work handlers at once on two CPUs (one runs here at a time,
  *    each serialised by arm_lock anyway), a failed
  *    hrtimer_try_to_cancel(), timeq_base_destroy() and @stopping, the device
- *    (module/dev.c);
+ *    (module/dev.c) (the explorer's store-vs-first has tq_clock_first());
  *  - more than one queue: a timer taken from one queue's due list by
  *    another (the code's owner word tags a due timer TQ_TAG_OUT; the
  *    model's due[] flag is read in the same steps);
@@ -634,7 +652,13 @@ inline place(pn, pc, phd)
 
 inline init_ghost(gt)
 {
-	lastreq[gt] = SLOT_INIT
+	lastreq[gt] = SLOT_INIT;
+#ifdef CLOCK
+	/* a timer not armed at the start is as if deleted; one armed, open */
+	lastdel[gt] = (own[gt] == O_NONE);
+	exps[gt] = ntime[gt];
+	eopen[gt] = (own[gt] != O_NONE)
+#endif
 }
 
 /*
