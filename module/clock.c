@@ -321,17 +321,43 @@ bad:
 }
 
 /*
+ * File @timer, whose word a store moved past its node's time and which the
+ * caller closed, again at @time, the time stored, in O(1), and open its
+ * word: @queued, it is in the queue's lists and is moved there (an update,
+ * which may leave work pending); else it was just taken off @due and is
+ * inserted, with no work pending. A time the clock has passed since (a
+ * timer off @due) is the clock's, as a slow-side arm takes it: the timer
+ * goes behind the rest of @due. A store checked the time against the
+ * window of a clock that only moves on; one beyond it (a timer a store
+ * reached through another base) is filed at the window's last tick, its
+ * word keeping the time, to be filed again from there.
+ */
+static void tq_clock_file(struct timeq *q, struct timeq_timer *timer, u64 time,
+			  bool queued) __must_hold(&q->head_lock)
+	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
+{
+	u64 at;
+
+	tq_assert_locked(q);
+	time = max(time, q->now);
+	at = min(time, q->now + q->horizon - 1);
+	if (queued) {
+		WARN_ON_ONCE(__timeq_update(q, &timer->node, at));
+	} else {
+		WARN_ON_ONCE(__timeq_insert(q, &timer->node, at));
+		tq_debug_uninsert(q);
+	}
+	atomic64_set(&timer->expires, time | TIMEQ_EXPIRES_OPEN);
+	this_cpu_inc(q->counters->refiled);
+}
+
+/*
  * Claim @timer, due at its tick, for its callback: close its expires word.
- * A store that moved it later (module/fast.c, "Refresh by a store") files
- * it again instead, at the time stored, in O(1), and its word opens
- * again: so it is taken again at that time, in order among the timers due
- * by then, and not before. @queued: the timer is the queue's minimum,
- * still in its lists, and is moved there (an update, which may leave work
- * pending as a removal would); else it was just taken off @due and is
- * inserted, with no work pending. A timer off @due whose time stored the
- * clock has passed since cannot be filed there; it is due, and its
- * callback runs now, for that time, ahead of the timers of @due between
- * its two times. Return: whether it was filed again.
+ * A store that moved it later (module/fast.c, "Refresh by a store") has
+ * it filed again instead (tq_clock_file()): so it is taken again at that
+ * time, in order among the timers due by then, and not before. @queued:
+ * it is the queue's minimum, still in its lists; else it was just taken
+ * off @due. Return: whether it was filed again.
  */
 static bool tq_clock_claim(struct timeq *q, struct timeq_timer *timer,
 			   bool queued) __must_hold(&q->head_lock)
@@ -339,22 +365,9 @@ static bool tq_clock_claim(struct timeq *q, struct timeq_timer *timer,
 {
 	u64 time = tq_timer_close(timer) & ~TIMEQ_EXPIRES_OPEN;
 
-	tq_assert_locked(q);
 	if (time <= timer->node.time)
 		return false;
-	if (time < q->now) {
-		WRITE_ONCE(timer->node.time, time);
-		return false;
-	}
-	/* A store checks the window of a clock that only moves on since. */
-	if (queued) {
-		WARN_ON_ONCE(__timeq_update(q, &timer->node, time));
-	} else {
-		WARN_ON_ONCE(__timeq_insert(q, &timer->node, time));
-		tq_debug_uninsert(q);
-	}
-	tq_timer_open(timer);
-	this_cpu_inc(q->counters->refiled);
+	tq_clock_file(q, timer, time, queued);
 	return true;
 }
 
@@ -413,7 +426,9 @@ struct timeq_node *tq_clock_first(struct timeq *q)
 	tq_slow_begin(q);
 	while ((node = q->min)) {
 		timer = container_of(node, struct timeq_timer, node);
-		if (timeq_timer_expires(timer) <= node->time)
+		/* Filed at the window's end already: tq_clock_file(). */
+		if (timeq_timer_expires(timer) <= node->time ||
+		    node->time == q->now + q->horizon - 1)
 			break;
 		if (!q->budget) {
 			tq_relock(q);
@@ -422,10 +437,7 @@ struct timeq_node *tq_clock_first(struct timeq *q)
 		q->budget--;
 		q->visits++;
 		time = tq_timer_close(timer) & ~TIMEQ_EXPIRES_OPEN;
-		/* A store checks the window of a clock that only moves on. */
-		WARN_ON_ONCE(__timeq_update(q, node, time));
-		tq_timer_open(timer);
-		this_cpu_inc(q->counters->refiled);
+		tq_clock_file(q, timer, time, true);
 		tq_finish(q);
 	}
 	tq_slow_end(q);

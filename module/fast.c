@@ -63,9 +63,12 @@
  * window, writes the word with one compare-and-exchange, tried once, and
  * touches no lock; when the expiry takes the node for its tick, it closes
  * the word and files the node again at the time stored (clock.c,
- * tq_clock_refile()) rather than run the callback. The callback so runs at
+ * tq_clock_claim()) rather than run the callback. The callback so runs at
  * the first tick at or after the latest time stored, as if the timer had
  * been moved there; the hrtimer fires once at the old tick for nothing.
+ * Stores are made on 64-bit kernels only: the store reads the queue's
+ * clock without a lock, and a 32-bit kernel may read a u64 torn (and
+ * makes some atomic64_t operations under a hashed spinlock).
  *
  * The word carries TIMEQ_EXPIRES_OPEN while the node is filed and a store
  * may land. Whatever takes the node out, or moves it in a way the store
@@ -87,8 +90,9 @@
  *
  * A store that fails, or finds the word closed or the time earlier,
  * takes the lanes: moving earlier, arming and deleting keep them.
- * Closing keeps the time; the word's time is never earlier than the
- * node's while the node is filed. A node filed again takes its place
+ * Closing keeps the time; while the node is filed, the word's time is no
+ * earlier than the node's but within the lock hold of a link, between
+ * the relink and the open. A node filed again takes its place
  * among the equal times it joins when it is filed, as any link does:
  * FIFO among timers stored to one time follows the order of their older
  * times, not of the stores.
@@ -396,6 +400,12 @@ bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	s64 old;
 
+	/*
+	 * Only where a u64 is read whole without a lock (q->now below), and
+	 * where atomic64_t is not a hashed spinlock.
+	 */
+	if (!IS_ENABLED(CONFIG_64BIT))
+		return false;
 	/* A request pending lands after: see "Refresh by a store". */
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 		return false;

@@ -1285,6 +1285,53 @@ static void white_test_due_make_room(struct kunit *test)
 }
 
 /*
+ * A store to a timer on the due list (module/fast.c, "Refresh by a
+ * store"): to a time the clock has passed since, it is the clock's, as a
+ * slow-side arm takes it, and the timer fires behind the rest of the due
+ * list, not ahead of the timers between its two times; to a time ahead,
+ * it fires there, after what the queue holds before.
+ *
+ *	c0, c1, c2 at base + 10, 11, 12, c3 at base + 20; the clock 3000
+ *	ticks on; c4 armed at tick + 1023 (room made: c0 to c3 due); c0
+ *	stored to base + 11, c3 to tick + 2, c5 armed at tick + 1
+ */
+static void white_test_due_store(struct kunit *test)
+{
+	struct fix f;
+	u64 base, tick;
+	unsigned int i;
+
+	fix_clocked(test, &f, 1024);
+	base = timeq_now(f.q);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
+						   base + 10 + i), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[3].timer, base + 20), 0);
+	clock_ahead(3000);
+	tick = timeq_base_ticks(f.base);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[4].timer, tick + 1023), 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, tq_tag(&f.c[i].timer.node), TQ_TAG_OUT);
+	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, base + 11),
+			TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[3].timer, tick + 2),
+			TIMEQ_APPLIED);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[5].timer, tick + 1), 0);
+	KUNIT_EXPECT_EQ(test, tq_tag(&f.c[0].timer.node), TQ_TAG_OUT);
+	sound(test, f.q);
+	run_all(f.q);
+	KUNIT_EXPECT_LT(test, f.c[1].order, f.c[2].order);
+	KUNIT_EXPECT_LT(test, f.c[2].order, f.c[0].order);
+	KUNIT_EXPECT_LT(test, f.c[0].order, f.c[5].order);
+	KUNIT_EXPECT_LT(test, f.c[5].order, f.c[3].order);
+	KUNIT_EXPECT_LT(test, f.c[3].order, f.c[4].order);
+	for (i = 0; i < 6; i++) {
+		KUNIT_EXPECT_EQ(test, f.c[i].fired, 1);
+		KUNIT_EXPECT_EQ(test, f.c[i].early, 0);
+	}
+}
+
+/*
  * FIFO across the due list: equal times leave for it in arming order and
  * fire in that order, before a timer armed afterwards for the clock.
  */
@@ -1616,6 +1663,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_due_fifo),
 	KUNIT_CASE(white_test_due_many),
 	KUNIT_CASE(white_test_due_check_at_door),
+	KUNIT_CASE(white_test_due_store),
 	KUNIT_CASE(white_test_catch_up_then_remove_min),
 	KUNIT_CASE(white_test_callback_sees_min),
 	KUNIT_CASE(white_test_room_waits_for_clock),

@@ -444,11 +444,11 @@ inline room_done()
 
 /*
  * tq_clock_claim(): a timer taken for its tick whose expires word says
- * later is filed again there, if the clock has not passed that time.
+ * later is filed again there (tq_clock_file()), or at the clock if the
+ * clock has passed that time (a timer off the due list).
  */
 #ifndef BUG_STORE_EXPIRY_IGNORED
-#define CLAIM_REFILE(crn)	((crn) < TIMERS && exps[crn] > ntime[crn] && \
-				 exps[crn] >= now)
+#define CLAIM_REFILE(crn)	((crn) < TIMERS && exps[crn] > ntime[crn])
 #else
 /* Planted: the callback runs for the time the timer is filed at. */
 #define CLAIM_REFILE(crn)	false
@@ -471,6 +471,7 @@ inline expire_take()
 		if
 		:: CLAIM_REFILE(e_n) ->
 			/* tq_clock_claim(): inserted at the time stored */
+			exps[e_n] = MAX(exps[e_n], now);
 			q_insert(e_n, exps[e_n], q_ret);
 			assert(q_ret == R_APPLIED);
 			q_ret = 0;

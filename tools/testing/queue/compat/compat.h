@@ -58,11 +58,12 @@ typedef int __s32;
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 /*
  * Only for #if and IS_ENABLED(): the userspace build is a KUnit build whose
- * threads are CPUs, a lock held by one failing another's trylock; nothing
- * else is on.
+ * threads are CPUs, a lock held by one failing another's trylock, 64-bit
+ * as the host is; nothing else is on.
  */
 #define CONFIG_KUNIT		1
 #define CONFIG_SMP		1
+#define CONFIG_64BIT		(BITS_PER_LONG == 64)
 #define IS_ENABLED(option)	(option)
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
