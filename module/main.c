@@ -60,4 +60,4 @@ module_exit(timeq_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The timeq authors");
 MODULE_DESCRIPTION("timeq: a two-head calendar queue of timers");
-MODULE_VERSION("0.3");
+MODULE_VERSION("0.4");

@@ -103,7 +103,8 @@
  * read() returns whole events of the configured event size, as many as
  * fit and are ready, up to 16 per call, in the order their elements
  * expired: by time, and among equal times in the order they were
- * inserted or last updated. With O_NONBLOCK and none ready, it fails
+ * inserted or last updated, but for a move later on the monotonic clock
+ * (&struct timeq_update). With O_NONBLOCK and none ready, it fails
  * with EAGAIN; otherwise it waits. If the buffer faults after
  * some events were written, read() returns those, and only they are
  * consumed. poll() and epoll report EPOLLIN while an event is ready; an
@@ -228,7 +229,11 @@ struct timeq_delete {
  *
  * On the monotonic clock, an element that the kernel expires while this
  * command runs, after the command found it queued, is moved all the
- * same: its event is taken back unread.
+ * same: its event is taken back unread. There, a move to a later time (or
+ * to the same) records @time and leaves the element where it is until its
+ * older time comes, or until TIMEQ_MIN looks at it; it then goes behind
+ * the elements at @time by then. Either way it expires at @time, and
+ * TIMEQ_MIN reports that time.
  */
 struct timeq_update {
 	__u32 size;
@@ -248,7 +253,8 @@ struct timeq_update {
  * @cookie:	out: its cookie
  *
  * TIMEQ_MIN leaves the element queued; on the monotonic clock it first
- * makes the elements that are due into events, as TIMEQ_INSERT does.
+ * makes the elements that are due into events, as TIMEQ_INSERT does, and
+ * files the elements that TIMEQ_UPDATE moved later at their new times.
  * TIMEQ_DELETE_MIN (manual clock only) removes it, its handle becoming
  * stale, and moves the clock to its time; no event is made.
  */

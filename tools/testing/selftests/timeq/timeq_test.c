@@ -1460,6 +1460,39 @@ TEST_F(dev, monotonic_update_later)
 }
 
 /*
+ * The order among equal times that the move later gives, as struct
+ * timeq_update documents it: A and B, filed at one time, are moved to a
+ * later one, where C was inserted after A's move and before B's; A and B
+ * take their places there when TIMEQ_MIN looks at them, so D, inserted
+ * after that, comes last: C, A, B, D.
+ */
+TEST_F(dev, monotonic_update_later_order)
+{
+	const __u64 gran = 1000000;
+	struct timeq_element e;
+	struct timeq_event ev;
+	__u64 h[4], at;
+	int i;
+
+	ASSERT_EQ(0, tq_configure_mono(self->fd, gran, 100000, 0));
+	at = tq_mono_ns() / gran + 1000;
+	ASSERT_EQ(0, tq_insert(self->fd, at, 0, &h[0]));	/* A */
+	ASSERT_EQ(0, tq_insert(self->fd, at, 1, &h[1]));	/* B */
+	ASSERT_EQ(0, tq_update(self->fd, h[0], at + 300));
+	ASSERT_EQ(0, tq_insert(self->fd, at + 300, 2, &h[2]));	/* C */
+	ASSERT_EQ(0, tq_update(self->fd, h[1], at + 300));
+	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &e));
+	EXPECT_EQ(h[2], e.handle);
+	EXPECT_EQ(at + 300, e.time);
+	ASSERT_EQ(0, tq_insert(self->fd, at + 300, 3, &h[3]));	/* D */
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
+		EXPECT_EQ(at + 300, ev.time);
+		EXPECT_EQ("\2\0\1\3"[i], ev.cookie) TH_LOG("event %d", i);
+	}
+}
+
+/*
  * The window on the monotonic clock: a time at or before the current
  * tick is taken whatever the horizon, and queued at the clock; one at or
  * beyond the tick plus the horizon (plus the one tick the expiry may set
