@@ -166,6 +166,7 @@ void tq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 	tq_counters_sum(&sum, q);
 	stats->applied = sum.fast_applied;
 	stats->stored = sum.fast_stored;
+	stats->refiled = sum.refiled;
 	stats->refused = sum.fast_refused;
 	BUILD_BUG_ON(sizeof(stats->deferred) != sizeof(sum.fast_deferred_why));
 	memcpy(stats->deferred, sum.fast_deferred_why, sizeof(stats->deferred));

@@ -207,6 +207,8 @@ enum timeq_defer {
  * @applied:	updates applied in place
  * @stored:	those of them that moved a timer later by a store alone
  *		(timeq_fast_update())
+ * @refiled:	timers filed again at the time a store gave them, when
+ *		their older time came: the work the stores left
  * @refused:	updates refused with an error
  * @deferred:	updates handed to the slow path, by &enum timeq_defer
  *
@@ -217,6 +219,7 @@ enum timeq_defer {
 struct timeq_fast_stats {
 	u64	applied;
 	u64	stored;
+	u64	refiled;
 	u64	refused;
 	u64	deferred[TIMEQ_DEFER_REASONS];
 };

@@ -423,11 +423,10 @@ static u64 flow_deadline(s64 last)
 			 flow_gran_ns);
 }
 
-/* Move @f's timer to its new deadline, from a packet. */
-static void flow_arm_fast(struct flow *f, s64 last, bool insert)
+/* Move @f's timer to @tick, its new deadline, from a packet. */
+static void flow_arm_fast(struct flow *f, u64 tick, bool insert)
 {
-	int ret = timeq_fast_update(flow_base, &flow_to_timed(f)->timer,
-				    flow_deadline(last));
+	int ret = timeq_fast_update(flow_base, &flow_to_timed(f)->timer, tick);
 
 	if (ret < 0)
 		this_cpu_inc(flow_counters->failed);
@@ -643,15 +642,22 @@ static int flow_touch(struct flow *f, u64 now, s64 *old)
 /* A packet of @now refreshed @f, whose last time was @old. */
 static void flow_refreshed(struct flow *f, s64 old, u64 now)
 {
+	u64 deadline;
+
 	this_cpu_inc(flow_counters->refreshes);
 	if (!flow_timed_mode)
 		return;
-	/* The timer goes to that tick already, or a request for it is made. */
-	if (flow_deadline(old) == flow_deadline(now)) {
+	/*
+	 * The timer expires at that tick already: one division, and a read
+	 * of the timer's word (a request for it handed off and not yet
+	 * applied does not show there; this refresh then joins it).
+	 */
+	deadline = flow_deadline(now);
+	if (deadline == timeq_timer_expires(&flow_to_timed(f)->timer)) {
 		this_cpu_inc(flow_counters->skipped);
 		return;
 	}
-	flow_arm_fast(f, now, false);
+	flow_arm_fast(f, deadline, false);
 }
 
 /* The early drop's look: at most so many buckets, and so many flows. */
@@ -745,7 +751,7 @@ static void flow_create(const struct flow_key *key, u64 now)
 	if (!twin) {
 		this_cpu_inc(flow_counters->created);
 		if (flow_timed_mode)
-			flow_arm_fast(f, now, true);
+			flow_arm_fast(f, flow_deadline(now), true);
 		return;
 	}
 	/* Never published: no one else saw @f. */
@@ -941,8 +947,9 @@ static u64 flow_table_bytes(void)
 
 /*
  * How many of the base's updates were a store alone (a refresh to a later
- * tick), and why timeq handed updates off, refreshes and new flows'
- * timers together, as it counts them.
+ * tick), how many timers its expiry filed again for them, and why timeq
+ * handed updates off, refreshes and new flows' timers together, as it
+ * counts them.
  */
 static void flow_show_deferred(struct seq_file *m)
 {
@@ -952,6 +959,7 @@ static void flow_show_deferred(struct seq_file *m)
 
 	timeq_get_fast_stats(flow_base, &fs);
 	seq_printf(m, "queue_stored %llu\n", fs.stored);
+	seq_printf(m, "queue_refiled %llu\n", fs.refiled);
 	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
 		sum += fs.deferred[i];
 	seq_printf(m, "queue_deferred %llu\n", sum);

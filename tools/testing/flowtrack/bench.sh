@@ -88,4 +88,5 @@ END {
 	printf "%-36s %12s %12s\n", "packets", r[1, "packets"], r[2, "packets"]
 	printf "%-36s %11s%% %12s\n", "refreshes applied in place", r[1, "in_place_pct"], "-"
 	printf "%-36s %11s%% %12s\n", "refreshes by a store alone", r[1, "stored_pct"], "-"
+	printf "%-36s %12s %12s\n", "timers filed again, per expiry", r[1, "refiled_per_expiry"], "-"
 }' "$out/results"

@@ -928,6 +928,14 @@ static void summary(const struct stats *s, const struct result *r)
 		       stat(s, "refresh_deferred"));
 		printf("             %lld fell in the tick already set\n",
 		       stat(s, "refresh_skipped"));
+		printf("             timeq counted %lld updates that were a store alone, and\n",
+		       count(s, "queue_stored"));
+		printf("             %lld timers filed again at their older time (%.2f a flow expired)\n",
+		       count(s, "queue_refiled"),
+		       stat(s, "flows_expired") > 0 ?
+			       (double)count(s, "queue_refiled") /
+				       stat(s, "flows_expired") :
+			       0);
 		printf("  new flows  %lld timers armed in place, %lld handed off; %lld timer calls failed\n",
 		       stat(s, "insert_applied"), stat(s, "insert_deferred"),
 		       stat(s, "refresh_failed"));
@@ -1003,12 +1011,18 @@ static void window(const struct stats *s)
 		       opt.measure_from, bucket_total(&end), a, b, c, hook, refresh);
 	if (!opt.result)
 		return;
-	printf("flowgen-result mode=%s packets=%lld refreshes=%lld moved=%lld in_place_pct=%.1f stored_pct=%.1f hook_ns=%.0f refresh_ns=%.0f hook_p50_ns=%lld refresh_p50_ns=%lld expiries=%lld late_p50_ns=%lld late_p99_ns=%lld late_max_ns=%lld flow_bytes=%lld peak_live=%lld peak_table_bytes=%lld queue_bytes=%lld\n",
+	printf("flowgen-result mode=%s packets=%lld refreshes=%lld moved=%lld in_place_pct=%.1f stored_pct=%.1f refiled_per_expiry=%.2f hook_ns=%.0f refresh_ns=%.0f hook_p50_ns=%lld refresh_p50_ns=%lld expiries=%lld late_p50_ns=%lld late_p99_ns=%lld late_max_ns=%lld flow_bytes=%lld peak_live=%lld peak_table_bytes=%lld queue_bytes=%lld\n",
 	       s->mode, pkts, refr, moved,
 	       pct(delta(s, "refresh_applied"), moved),
 	       pct(count(s, "queue_stored") -
 			   (win_taken ? count(&win_stats, "queue_stored") : 0),
 		   moved),
+	       bucket_total(&end) > 0 ?
+		       (double)(count(s, "queue_refiled") -
+				(win_taken ? count(&win_stats, "queue_refiled") :
+					     0)) /
+			       bucket_total(&end) :
+		       0,
 	       hook, refresh,
 	       stat(s, "hook_p50_ns") - clock, stat(s, "refresh_p50_ns") - clock,
 	       bucket_total(&end), p50, p99, max, stat(s, "flow_bytes"),

@@ -70,6 +70,7 @@ void tq_get_fast_stats(struct timeq *q, struct timeq_fast_stats *stats)
 	tq_stats_snapshot(q, &s);
 	stats->applied = s.counters.fast_applied;
 	stats->stored = s.counters.fast_stored;
+	stats->refiled = s.counters.refiled;
 	stats->refused = s.counters.fast_refused;
 	memcpy(stats->deferred, s.counters.fast_deferred_why,
 	       sizeof(stats->deferred));
