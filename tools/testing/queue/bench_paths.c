@@ -28,6 +28,14 @@
  *     finished in the same hold) that both threads lock with spin_lock();
  *     the fast thread's updates all apply, after waiting for the lock, and
  *     their latency is the same p50, p99, p99.9 and maximum.
+ *  4. Refresh, one thread, N = 1000 timers, the same sequence of moves
+ *     of a random timer to 1 to 16 ticks past the time it expires at: on
+ *     a timer base, where each is a store (module/fast.c, "Refresh by a
+ *     store"), and on a plain queue, where the lanes relink the node;
+ *     then the base's expiry of the stored timers, each filed again once
+ *     at its older time and then expired, against that of timers armed
+ *     at those same final times: the difference is the cost of a re-file.
+ *     Medians of five interleaved runs.
  *
  *	bench_paths [--seconds S]
  *
@@ -44,6 +52,7 @@
 
 #include <linux/timeq.h>
 
+#include "../../../module/clock.h"
 #include "../../../module/paths.h"
 #include "../../../module/queue.h"
 #include "../../bench/bare.h"
@@ -450,6 +459,81 @@ static int contended(int mixed, int plain, double seconds)
 	return failed;
 }
 
+/* --- 4. refresh by a store --- */
+
+#define REFRESH_GRAN	1000ULL		/* ns per tick of the base */
+
+/*
+ * @kind 0: the moves on a base (stores); 1: on a plain queue (the lanes);
+ * 2: no moves, the timers armed at the final times of kind 0's. Kinds 0
+ * and 2 then expire every timer: *@expire_ns is that per timer, and
+ * *@refiled how many the expiry filed again.
+ */
+static double refresh(int kind, const unsigned int *ids, const u64 *steps,
+		      u64 *final, double *expire_ns, u64 *refiled)
+{
+	struct timeq_timer *t = calloc(UNCONTENDED_N, sizeof(*t));
+	struct timeq_base *base = NULL;
+	struct timeq_fast_stats fs;
+	struct timeq *q = NULL;
+	unsigned long i, n;
+	double start, ns = 0;
+	u64 at = 1000;
+
+	compat_clock_set(at * REFRESH_GRAN);
+	if (kind == 1)
+		q = timeq_create(at, HORIZON, 0, 0, GFP_KERNEL);
+	else
+		base = timeq_base_create(REFRESH_GRAN, HORIZON, 0, 0,
+					 GFP_KERNEL);
+	if (!t || (kind == 1 ? IS_ERR(q) : IS_ERR(base)))
+		exit(1);
+	for (i = 0; i < UNCONTENDED_N; i++) {
+		timeq_timer_init(&t[i], NULL);
+		if (kind == 1)
+			timeq_insert(q, &t[i].node, at + 10 + i);
+		else
+			timeq_timer_arm(base, &t[i],
+					kind == 2 ? final[i] : at + 10 + i);
+	}
+	if (kind != 2) {
+		compat_in_softirq = 1;
+		start = now_seconds();
+		for (i = 0; i < UNCONTENDED_OPS; i++) {
+			struct timeq_timer *timer = &t[ids[i]];
+			u64 time = timeq_timer_expires(timer) + steps[i];
+
+			if (kind == 1)
+				tq_fast_update(q, timer, time);
+			else
+				timeq_fast_update(base, timer, time);
+		}
+		ns = (now_seconds() - start) * 1e9 / UNCONTENDED_OPS;
+		compat_in_softirq = 0;
+	}
+	if (kind == 1) {
+		run_slow_path(q);
+		if (check(q, "refresh"))
+			exit(1);
+		timeq_destroy(q);
+		free(t);
+		return ns;
+	}
+	for (i = 0; i < UNCONTENDED_N && kind == 0; i++)
+		final[i] = timeq_timer_expires(&t[i]);
+	compat_clock_set((at + HORIZON) * REFRESH_GRAN);
+	start = now_seconds();
+	n = timeq_expire(base);
+	*expire_ns = (now_seconds() - start) * 1e9 / UNCONTENDED_N;
+	timeq_get_fast_stats(base, &fs);
+	*refiled = fs.refiled;
+	if (n != UNCONTENDED_N || check(tq_base_queue(base), "refresh"))
+		exit(1);
+	timeq_base_destroy(base);
+	free(t);
+	return ns;
+}
+
 int main(int argc, char **argv)
 {
 	static u64 times[UNCONTENDED_OPS];
@@ -490,6 +574,27 @@ int main(int argc, char **argv)
 	       UNCONTENDED_N);
 	printf("#   __timeq_update %.1f ns, timeq_update %.1f ns (+%.1f), tq_fast_update %.1f ns (+%.1f)\n",
 	       bare, locked, locked - bare, fast, fast - bare);
+
+	{
+		static u64 steps[UNCONTENDED_OPS], final[UNCONTENDED_N];
+		double st[5], ln[5], ex[5], eg[5], dummy;
+		u64 refiled = 0, none = 0;
+
+		for (i = 0; i < UNCONTENDED_OPS; i++)
+			steps[i] = 1 + next_rand(&rand) % 16;
+		for (i = 0; i < 5; i++) {
+			st[i] = refresh(0, ids, steps, final, &ex[i], &refiled);
+			ln[i] = refresh(1, ids, steps, final, &dummy, &none);
+			refresh(2, ids, steps, final, &eg[i], &none);
+		}
+		printf("# refresh, N = %u, moves 1 to 16 ticks past the time a timer expires at, median of 5:\n",
+		       UNCONTENDED_N);
+		printf("#   a store on a base %.1f ns, the lanes on a plain queue %.1f ns (%.2fx)\n",
+		       median5(st), median5(ln), median5(ln) / median5(st));
+		printf("#   expiry: %.1f ns a timer after the stores (%llu filed again once each), %.1f ns a timer armed at its final time: a re-file %.1f ns\n",
+		       median5(ex), (unsigned long long)refiled, median5(eg),
+		       median5(ex) - median5(eg));
+	}
 
 	failed |= contended(0, 0, seconds);
 	failed |= contended(1, 0, seconds);
