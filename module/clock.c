@@ -323,9 +323,10 @@ bad:
 /*
  * File @timer, whose word a store moved past its node's time and which the
  * caller closed, again at @time, the time stored, in O(1), and open its
- * word: @queued, it is in the queue's lists and is moved there (an update,
- * which may leave work pending); else it was just taken off @due and is
- * inserted, with no work pending. A time the clock has passed since (a
+ * word, but while a request of the timer is pending: @queued, it is in
+ * the queue's lists and is moved there (an update, which may leave work
+ * pending); else it was just taken off @due and is inserted, with no work
+ * pending. A time the clock has passed since (a
  * timer off @due) is the clock's, as a slow-side arm takes it: the timer
  * goes behind the rest of @due. A store checked the time against the
  * window of a clock that only moves on; one beyond it (a timer a store
@@ -347,7 +348,14 @@ static void tq_clock_file(struct timeq *q, struct timeq_timer *timer, u64 time,
 		WARN_ON_ONCE(__timeq_insert(q, &timer->node, at));
 		tq_debug_uninsert(q);
 	}
-	atomic64_set(&timer->expires, time | TIMEQ_EXPIRES_OPEN);
+	/*
+	 * Left closed while a drain holds PENDING in a door (tq_apply()): a
+	 * store that read PENDING clear before the drain took it back must
+	 * not land before the drain arms the timer.
+	 */
+	if (!test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		time |= TIMEQ_EXPIRES_OPEN;
+	atomic64_set(&timer->expires, time);
 	this_cpu_inc(q->counters->refiled);
 }
 

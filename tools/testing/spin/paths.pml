@@ -447,6 +447,9 @@ inline room_done()
  * later is filed again there (tq_clock_file()), or at the clock if the
  * clock has passed that time (a timer off the due list).
  */
+/* tq_clock_file() opens the word but while a request is pending. */
+#define CLAIM_OPEN(cot)		eopen[cot] = !pending[cot]
+
 #ifndef BUG_STORE_EXPIRY_IGNORED
 #define CLAIM_REFILE(crn)	((crn) < TIMERS && exps[crn] > ntime[crn])
 #else
@@ -475,7 +478,7 @@ inline expire_take()
 			q_insert(e_n, exps[e_n], q_ret);
 			assert(q_ret == R_APPLIED);
 			q_ret = 0;
-			EXP_OPEN(e_n);
+			CLAIM_OPEN(e_n);
 			e_n = 0;
 			ph_fin = FIN_REFILED
 		:: else
@@ -489,7 +492,7 @@ inline expire_take()
 			q_update(e_n, exps[e_n], q_ret);
 			assert(q_ret == R_APPLIED);
 			q_ret = 0;
-			EXP_OPEN(e_n);
+			CLAIM_OPEN(e_n);
 			e_n = 0;
 			ph_fin = FIN_REFILED
 		:: else -> q_delete_min(e_n)
