@@ -207,8 +207,9 @@ enum timeq_defer {
  * @applied:	updates applied in place
  * @stored:	those of them that moved a timer later by a store alone
  *		(timeq_fast_update())
- * @refiled:	timers filed again at the time a store gave them, when
- *		their older time came: the work the stores left
+ * @refiled:	timers filed again at the time a store (of the fast path,
+ *		or of timeq_timer_move()) gave them: the work the stores
+ *		left, once a timer per store that outlived its older time
  * @refused:	updates refused with an error
  * @deferred:	updates handed to the slow path, by &enum timeq_defer
  *

@@ -229,11 +229,12 @@ struct timeq_delete {
  *
  * On the monotonic clock, an element that the kernel expires while this
  * command runs, after the command found it queued, is moved all the
- * same: its event is taken back unread. There, a move to a later time (or
- * to the same) records @time and leaves the element where it is until its
- * older time comes, or until TIMEQ_MIN looks at it; it then goes behind
- * the elements at @time by then. Either way it expires at @time, and
- * TIMEQ_MIN reports that time.
+ * same: its event is taken back unread. There, on a 64-bit kernel, a move
+ * to a later time records @time and leaves the element where it is until
+ * its older time comes, or until TIMEQ_MIN finds it ahead of the earliest
+ * element; it then goes behind the elements at @time by then. A move to
+ * the time the element already has leaves it where it is. Either way it
+ * expires at @time, and TIMEQ_MIN reports that time.
  */
 struct timeq_update {
 	__u32 size;
@@ -254,7 +255,8 @@ struct timeq_update {
  *
  * TIMEQ_MIN leaves the element queued; on the monotonic clock it first
  * makes the elements that are due into events, as TIMEQ_INSERT does, and
- * files the elements that TIMEQ_UPDATE moved later at their new times.
+ * files at their new times the elements that TIMEQ_UPDATE moved later
+ * and that lie ahead of the earliest (&struct timeq_update).
  * TIMEQ_DELETE_MIN (manual clock only) removes it, its handle becoming
  * stale, and moves the clock to its time; no event is made.
  */

@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1463,17 +1464,23 @@ TEST_F(dev, monotonic_update_later)
  * The order among equal times that the move later gives, as struct
  * timeq_update documents it: A and B, filed at one time, are moved to a
  * later one, where C was inserted after A's move and before B's; A and B
- * take their places there when TIMEQ_MIN looks at them, so D, inserted
- * after that, comes last: C, A, B, D.
+ * take their places there when TIMEQ_MIN finds them ahead of C, so D,
+ * inserted after that, comes last: C, A, B, D. A 32-bit kernel makes no
+ * stores (module/fast.c), and moves at once.
  */
 TEST_F(dev, monotonic_update_later_order)
 {
 	const __u64 gran = 1000000;
 	struct timeq_element e;
 	struct timeq_event ev;
+	struct utsname u;
 	__u64 h[4], at;
 	int i;
 
+	ASSERT_EQ(0, uname(&u));
+	if (!strstr(u.machine, "64") && strcmp(u.machine, "s390x"))
+		SKIP(return, "stores are made on 64-bit kernels only (%s)",
+		     u.machine);
 	ASSERT_EQ(0, tq_configure_mono(self->fd, gran, 100000, 0));
 	at = tq_mono_ns() / gran + 1000;
 	ASSERT_EQ(0, tq_insert(self->fd, at, 0, &h[0]));	/* A */
