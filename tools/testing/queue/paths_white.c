@@ -1217,13 +1217,39 @@ static void white_test_slow_far_exit(struct kunit *test)
 /* --- a timer base: the due list (tq_clock_make_room()) --- */
 
 /*
+ * The set-up of the due list's cases: c0, c1, c2 at base + 10 plus @step
+ * times their index, c3 at base + 20, the clock 3000 ticks on, and c4
+ * armed at the current tick + 1023, which makes room: c0 to c3 due.
+ * Return: the current tick.
+ */
+static u64 due_setup(struct kunit *test, struct fix *f, u64 *base,
+		     unsigned int step)
+{
+	unsigned int i;
+	u64 tick;
+
+	fix_clocked(test, f, 1024);
+	*base = timeq_now(f->q);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f->q, &f->c[i].timer,
+						   *base + 10 + i * step), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f->q, &f->c[3].timer, *base + 20),
+			0);
+	clock_ahead(3000);
+	tick = timeq_base_ticks(f->base);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(f->q, &f->c[4].timer, tick + 1023),
+			0);
+	return tick;
+}
+
+/*
  * A timer armed beyond a window that an overdue timer holds back: the
  * clock moves to the current tick's window, the timers it passes leave
  * for the due list in the queue's order, still armed (TQ_TAG_OUT), their
  * callbacks not yet run. A timer there can be armed again, deleted or
- * moved, each taking it off the list, and a fast update defers to the
- * slow side, which re-arms it; then everything fires in order, none
- * early, the deleted one never.
+ * moved, each taking it off the list, and a fast update moves it later by
+ * a store, which the expiry files again; then everything fires in order,
+ * none early, the deleted one never.
  *
  *	c0, c1, c2 at base + 10; c3 at base + 20; the clock 3000 ticks on;
  *	c4 armed at tick + 1023
@@ -1234,15 +1260,7 @@ static void white_test_due_make_room(struct kunit *test)
 	u64 base, tick;
 	unsigned int i;
 
-	fix_clocked(test, &f, 1024);
-	base = timeq_now(f.q);
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
-						   base + 10), 0);
-	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[3].timer, base + 20), 0);
-	clock_ahead(3000);
-	tick = timeq_base_ticks(f.base);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(f.q, &f.c[4].timer, tick + 1023), 0);
+	tick = due_setup(test, &f, &base, 0);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), tick);
 	for (i = 0; i < 4; i++) {
 		KUNIT_EXPECT_TRUE(test, timeq_node_queued(&f.c[i].timer.node));
@@ -1301,15 +1319,7 @@ static void white_test_due_store(struct kunit *test)
 	u64 base, tick;
 	unsigned int i;
 
-	fix_clocked(test, &f, 1024);
-	base = timeq_now(f.q);
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
-						   base + 10 + i), 0);
-	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[3].timer, base + 20), 0);
-	clock_ahead(3000);
-	tick = timeq_base_ticks(f.base);
-	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[4].timer, tick + 1023), 0);
+	tick = due_setup(test, &f, &base, 1);
 	for (i = 0; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, tq_tag(&f.c[i].timer.node), TQ_TAG_OUT);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, base + 11),
