@@ -326,12 +326,12 @@ bad:
  * word, but while a request of the timer is pending: @queued, it is in
  * the queue's lists and is moved there (an update, which may leave work
  * pending); else it was just taken off @due and is inserted, with no work
- * pending. A time the clock has passed since (a
- * timer off @due) is the clock's, as a slow-side arm takes it: the timer
- * goes behind the rest of @due. A store checked the time against the
- * window of a clock that only moves on; one beyond it (a timer a store
- * reached through another base) is filed at the window's last tick, its
- * word keeping the time, to be filed again from there.
+ * pending. A time the clock has passed since (a timer off @due) is the
+ * clock's, as a slow-side arm takes it: the timer goes behind the rest of
+ * @due. A store checked the time against the window of a clock that only
+ * moves on; one beyond it (a timer a store reached through another base)
+ * is filed at the window's last tick, its word keeping the time, to be
+ * filed again from there.
  */
 static void tq_clock_file(struct timeq *q, struct timeq_timer *timer, u64 time,
 			  bool queued) __must_hold(&q->head_lock)
