@@ -26,8 +26,11 @@
  * update that found PENDING set is seen by this read. A fast update tests
  * PENDING again under its lane's locks, which the drain holds while it
  * clears PENDING and applies the request, so it cannot slip an in-place
- * update between the two. Every slow-side timer call drains the list
- * first, for the same reason.
+ * update between the two; a store, which takes no lock, finds the word
+ * the drain closed before it cleared PENDING (fast.c, "Refresh by a
+ * store"). Every slow-side timer call drains the list first, for the same
+ * reason, but for a store of timeq_timer_move(), made only while no
+ * request of its timer is pending.
  *
  * The fast update that sets PENDING writes ->want again after it, before
  * it pushes the request: between its first write and its

@@ -68,12 +68,16 @@
  *    the U64_MAX of @min_time; timeq_min() may read NULL (its kernel-doc
  *    says so; timeq_first() does not). After: __timeq_step() looks at
  *    @pend afresh, and the last step of far work looks at the heads first.
- *  - tq_relock(), in tq_drain() out of budget, and in a base's
+ *  - tq_relock(), in tq_drain() out of budget, in a base's
  *    tq_clock_make_room() between batches of due timers (module/clock.c),
- *    which tq_apply() and tq_slow_begin_drained() call. The same as
- *    above; moreover the drain's requests not yet applied keep PENDING
- *    set, so a fast update of one of them joins its request, and a
- *    slow-side call on one waits (tq_wait_request()), woken at the door.
+ *    which tq_apply() and tq_slow_begin_drained() call, and in
+ *    tq_clock_first() between budgets of timers it files again. The same
+ *    as above; moreover the drain's requests not yet applied keep PENDING
+ *    set, so a fast update of one of them joins its request, a store to
+ *    one fails (its word is closed: module/fast.c, "Refresh by a store",
+ *    and the expiry files it again closed), and a slow-side call on one
+ *    waits (tq_wait_request()), woken at the door. Stores land meanwhile
+ *    on every other timer; tq_clock_first() reads @min and its word again.
  *    After: tq_relock() finishes any work left pending before the
  *    operation goes on, since queue.c's operations may not run with work
  *    pending; the drain reads each timer's SHUTDOWN and ->want only after
@@ -83,8 +87,8 @@
  *    PENDING, so its caller changes the timer with no door since (the
  *    window only widens across one).
  *  - Between the calls of one operation that loops: each pass of
- *    timeq_del_less_than(), each turn of the expiry around a callback
- *    (module/clock.c), each retry of tq_slow_begin_drained() and
+ *    timeq_del_less_than(), each turn of the expiry around a callback or
+ *    a timer it filed again (module/clock.c), each retry of tq_slow_begin_drained() and
  *    tq_sync() after a wait, and the far exits of timeq_insert(),
  *    timeq_delete() and timeq_update() when tq_far_ok() refuses. Each pass
  *    begins as a new call (tq_slow_begin(): pending work finished; a
