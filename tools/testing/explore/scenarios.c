@@ -1153,6 +1153,33 @@ static void s4_setup(struct xw *w)
 	xp_spawn("first", s4_first, w, 0);
 }
 
+/*
+ * The same through tq_clock_first()'s door: BULK timers at 25, stored to
+ * 35 before the run, lie between X and Y, so filing them takes more than
+ * a lock hold's budget; the softirq stores X, then the last of them, which
+ * may land before, in or after the door.
+ */
+static void s4b_fast(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 40);
+	xw_fast_request(w, timer(w, 1 + BULK), 45);
+}
+
+static void s4b_setup(struct xw *w)
+{
+	unsigned int i;
+
+	xw_create(w, true, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 30, false);		/* Y */
+	for (i = 0; i < BULK; i++)
+		xw_fast_update(w, armed(w, 25, false), 35);
+	xp_spawn("fast", s4b_fast, w, XP_SOFTIRQ);
+	xp_spawn("first", s4_first, w, 0);
+}
+
 /* ------------------------------------------------------------------ */
 
 const struct scenario xw_scenarios[] = {
@@ -1240,6 +1267,9 @@ const struct scenario xw_scenarios[] = {
 	{ "store-vs-first",
 	  "stores vs tq_clock_first() filing them; latest wins",
 	  0, s4_setup, s_tracked, NULL, 0 },
+	{ "store-vs-first-door",
+	  "stores vs tq_clock_first() past its budget, in its door; latest wins",
+	  0, s4b_setup, s_tracked, NULL, 0 },
 };
 
 const unsigned int xw_nscenarios = ARRAY_SIZE(xw_scenarios);
