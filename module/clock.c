@@ -323,15 +323,14 @@ bad:
 /*
  * File @timer, whose word a store moved past its node's time and which the
  * caller closed, again at @time, the time stored, in O(1), and open its
- * word, but while a request of the timer is pending: @queued, it is in
- * the queue's lists and is moved there (an update, which may leave work
- * pending); else it was just taken off @due and is inserted, with no work
- * pending. A time the clock has passed since (a timer off @due) is the
- * clock's, as a slow-side arm takes it: the timer goes behind the rest of
- * @due. A store checked the time against the window of a clock that only
- * moves on; one beyond it (a timer a store reached through another base)
- * is filed at the window's last tick, its word keeping the time, to be
- * filed again from there.
+ * word: @queued, it is in the queue's lists and is moved there (an
+ * update, which may leave work pending); else it was just taken off @due
+ * and is inserted, with no work pending. A time the clock has passed
+ * since (a timer off @due) is the clock's, as a slow-side arm takes it:
+ * the timer goes behind the rest of @due. A store checked the time
+ * against the window of a clock that only moves on; one beyond it (a
+ * timer a store reached through another base) is filed at the window's
+ * last tick, its word keeping the time, to be filed again from there.
  */
 static void tq_clock_file(struct timeq *q, struct timeq_timer *timer, u64 time,
 			  bool queued) __must_hold(&q->head_lock)
@@ -348,14 +347,8 @@ static void tq_clock_file(struct timeq *q, struct timeq_timer *timer, u64 time,
 		WARN_ON_ONCE(__timeq_insert(q, &timer->node, at));
 		tq_debug_uninsert(q);
 	}
-	/*
-	 * Left closed while a drain holds PENDING in a door (tq_apply()): a
-	 * store that read PENDING clear before the drain took it back must
-	 * not land before the drain arms the timer.
-	 */
-	if (!test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
-		time |= TIMEQ_EXPIRES_OPEN;
-	atomic64_set(&timer->expires, time);
+	/* With HANDED kept: no store lands while a request waits. */
+	tq_timer_open_at(timer, time);
 	this_cpu_inc(q->counters->refiled);
 }
 
@@ -371,7 +364,7 @@ static bool tq_clock_claim(struct timeq *q, struct timeq_timer *timer,
 			   bool queued) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
-	u64 time = tq_timer_close(timer) & ~TIMEQ_EXPIRES_OPEN;
+	u64 time = tq_timer_close(timer);
 
 	if (time <= timer->node.time)
 		return false;
@@ -444,7 +437,7 @@ struct timeq_node *tq_clock_first(struct timeq *q)
 		}
 		q->budget--;
 		q->visits++;
-		time = tq_timer_close(timer) & ~TIMEQ_EXPIRES_OPEN;
+		time = tq_timer_close(timer);
 		tq_clock_file(q, timer, time, true);
 		tq_finish(q);
 	}

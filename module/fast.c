@@ -85,8 +85,20 @@
  *			store that reads PENDING clear after that clear
  *			finds the word closed (both sides are fully
  *			ordered: the close and the compare-and-exchange are
- *			value-returning atomics), so a fast update cannot
- *			land in place before an older request is applied
+ *			value-returning atomics)
+ *
+ * A store that read PENDING clear just before a hand-off took it would
+ * still land, after that request returned, and be undone when the drain
+ * applies it. So TIMEQ_EXPIRES_HANDED bars stores while a request waits:
+ * whoever takes PENDING for a request (tq_handoff(), or a drain taking it
+ * back in tq_apply()) sets it before the request can be applied, opening
+ * keeps it (tq_timer_open_at(), paths.h), and only the drain's close
+ * clears it. A store compares the whole word, so it lands only if no
+ * hand-off marked it between its read and its exchange; one that lands
+ * before the mark lands before the hand-off's call returns, so the two
+ * calls overlap, and the request, applied after the store, is taken as
+ * the later. A fast update thus cannot land in place before an older
+ * request is applied.
  *
  * A store that fails, or finds the word closed or the time earlier,
  * takes the lanes: moving earlier, arming and deleting keep them.
@@ -378,6 +390,13 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 			return -ESHUTDOWN;
 		}
 		/*
+		 * A store that read PENDING clear before we took it must not
+		 * land after this request returns, to be undone when the drain
+		 * applies it ("Refresh by a store"); llist_add() orders this
+		 * before the drain can see the request.
+		 */
+		tq_timer_hand(timer);
+		/*
 		 * The request is ours, and so is ->want: another update may
 		 * have written it, handed it off and had it drained since our
 		 * write above (see "The hand-off").
@@ -410,7 +429,8 @@ bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time)
 	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 		return false;
 	old = atomic64_read(&timer->expires);
-	if (!(old & TIMEQ_EXPIRES_OPEN) || time < (old & ~TIMEQ_EXPIRES_OPEN) ||
+	if ((old & TIMEQ_EXPIRES_BITS) != TIMEQ_EXPIRES_OPEN ||
+	    time < (old & ~TIMEQ_EXPIRES_BITS) ||
 	    tq_owner(&timer->node) != q)
 		return false;
 	/* In the window of the clock, which only moves on. */

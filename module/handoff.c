@@ -27,10 +27,11 @@
  * PENDING again under its lane's locks, which the drain holds while it
  * clears PENDING and applies the request, so it cannot slip an in-place
  * update between the two; a store, which takes no lock, finds the word
- * the drain closed before it cleared PENDING (fast.c, "Refresh by a
- * store"). Every slow-side timer call drains the list first, for the same
- * reason, but for a store of timeq_timer_move(), made only while no
- * request of its timer is pending.
+ * the drain closed before it cleared PENDING, or, if it read PENDING
+ * clear before a hand-off took it, the HANDED mark the hand-off set
+ * (fast.c, "Refresh by a store"). Every slow-side timer call drains the
+ * list first, for the same reason, but for a store of timeq_timer_move(),
+ * made only while no request of its timer is pending.
  *
  * The fast update that sets PENDING writes ->want again after it, before
  * it pushes the request: between its first write and its
@@ -218,11 +219,11 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 			return;
 		}
 		/*
-		 * Closed first: a store that finds PENDING clear finds the
-		 * word closed (fast.c, "Refresh by a store"), and tq_arm()
-		 * opens it again.
+		 * Closed first, HANDED cleared: a store that finds PENDING
+		 * clear finds the word closed (fast.c, "Refresh by a store"),
+		 * and tq_arm() opens it again.
 		 */
-		tq_timer_close(timer);
+		tq_timer_drained(timer);
 		/*
 		 * Released: the drain read the timer's link before, and a fast
 		 * update that then takes PENDING rewrites it (llist_add()).
@@ -237,6 +238,8 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 			break;
 		if (test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags))
 			return;
+		/* Taken back: as a hand-off, before the doors below. */
+		tq_timer_hand(timer);
 		while (!q->budget)
 			tq_relock(q);
 		q->budget--;
@@ -283,8 +286,10 @@ static void tq_discard(struct timeq *q)
 	struct llist_node *list = llist_del_all(&q->handoffs);
 	struct timeq_timer *timer, *next;
 
-	llist_for_each_entry_safe(timer, next, list, handoff)
+	llist_for_each_entry_safe(timer, next, list, handoff) {
+		tq_timer_drained(timer);
 		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+	}
 	/* The clears before the waiters' check: tq_wake_requests(). */
 	smp_mb__after_atomic();
 	tq_wake_requests(q);

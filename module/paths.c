@@ -74,10 +74,11 @@
  *    tq_clock_first() between budgets of timers it files again. The same
  *    as above; moreover the drain's requests not yet applied keep PENDING
  *    set, so a fast update of one of them joins its request, a store to
- *    one fails (its word is closed: module/fast.c, "Refresh by a store",
- *    and the expiry files it again closed), and a slow-side call on one
- *    waits (tq_wait_request()), woken at the door. Stores land meanwhile
- *    on every other timer; tq_clock_first() reads @min and its word again.
+ *    one fails (its word is marked HANDED: module/fast.c, "Refresh by a
+ *    store", and a timer the expiry files again keeps the mark), and a
+ *    slow-side call on one waits (tq_wait_request()), woken at the door.
+ *    Stores land meanwhile on every other timer; tq_clock_first() reads
+ *    @min and its word again.
  *    After: tq_relock() finishes any work left pending before the
  *    operation goes on, since queue.c's operations may not run with work
  *    pending; the drain reads each timer's SHUTDOWN and ->want only after

@@ -81,22 +81,56 @@ static inline bool tq_far_ok(const struct timeq *q,
 }
 
 /*
- * A timer's expires word (fast.c, "Refresh by a store"): opened with the
- * time its node is filed at whenever the slow side or a lane links it,
+ * A timer's expires word (fast.c, "Refresh by a store"): opened whenever
+ * the slow side or a lane links its node, or the expiry files it again;
  * closed whenever one takes the node out, or may move it without the
- * store seeing (a drain, before it clears PENDING). Closing keeps the
- * time: while the node is filed, that time is its latest requested one,
- * no earlier than the node's.
+ * store seeing. HANDED is set by whoever takes PENDING for a request, and
+ * cleared by the drain as it closes the word, before it clears PENDING;
+ * opening keeps it. Closing keeps the time: while the node is filed, that
+ * time is its latest requested one, no earlier than the node's.
+ *
+ * Open the word at @time. The caller holds one of the queue's locks, so
+ * neither the drain nor the expiry's claim runs: once closed, the word
+ * changes only by a hand-off setting HANDED, and the exchange fails at
+ * most once.
  */
-static inline void tq_timer_open(struct timeq_timer *timer)
+static inline void tq_timer_open_at(struct timeq_timer *timer, u64 time)
 {
-	atomic64_set(&timer->expires,
-		     READ_ONCE(timer->node.time) | TIMEQ_EXPIRES_OPEN);
+	s64 old = atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires);
+
+	old &= ~TIMEQ_EXPIRES_OPEN;
+	if (!atomic64_try_cmpxchg(&timer->expires, &old,
+				  time | TIMEQ_EXPIRES_OPEN |
+					  (old & TIMEQ_EXPIRES_HANDED)))
+		atomic64_set(&timer->expires, time | TIMEQ_EXPIRES_BITS);
 }
 
+/* Open the word at the time @timer's node is filed at. */
+static inline void tq_timer_open(struct timeq_timer *timer)
+{
+	tq_timer_open_at(timer, READ_ONCE(timer->node.time));
+}
+
+/* Close the word, keeping HANDED. Return: the time it held. */
 static inline u64 tq_timer_close(struct timeq_timer *timer)
 {
-	return atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires);
+	return atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires) &
+	       ~TIMEQ_EXPIRES_BITS;
+}
+
+/* A request of @timer was handed off: no store lands until it is applied. */
+static inline void tq_timer_hand(struct timeq_timer *timer)
+{
+	atomic64_or(TIMEQ_EXPIRES_HANDED, &timer->expires);
+}
+
+/*
+ * The drain applies @timer's request: close the word and clear HANDED, a
+ * fully ordered atomic before the drain clears PENDING.
+ */
+static inline void tq_timer_drained(struct timeq_timer *timer)
+{
+	atomic64_fetch_andnot(TIMEQ_EXPIRES_BITS, &timer->expires);
 }
 
 /*

@@ -132,8 +132,8 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off
  * @expires:	the time the timer expires at, which a move later writes
- *		without moving @node; with %TIMEQ_EXPIRES_OPEN while such a
- *		store may land (module/fast.c, "Refresh by a store")
+ *		without moving @node, and %TIMEQ_EXPIRES_BITS
+ *		(module/fast.c, "Refresh by a store")
  * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
  * @fn:		the callback
  *
@@ -153,8 +153,14 @@ struct timeq_timer {
 	timeq_timer_fn		fn;
 };
 
-/* The bit of timeq_timer.expires set while a store may move it later. */
+/*
+ * The bits of timeq_timer.expires beside the time: a store may move the
+ * timer later while OPEN is set and HANDED is not; HANDED is set while a
+ * request handed off to the slow path waits to be applied.
+ */
 #define TIMEQ_EXPIRES_OPEN	BIT_ULL(63)
+#define TIMEQ_EXPIRES_HANDED	BIT_ULL(62)
+#define TIMEQ_EXPIRES_BITS	(TIMEQ_EXPIRES_OPEN | TIMEQ_EXPIRES_HANDED)
 
 /* Bits of timeq_timer.flags. */
 #define TIMEQ_TIMER_PENDING	0	/* a request is handed off */
@@ -355,7 +361,7 @@ static inline u64 timeq_node_time(const struct timeq_node *node)
  */
 static inline u64 timeq_timer_expires(const struct timeq_timer *timer)
 {
-	return (u64)atomic64_read(&timer->expires) & ~TIMEQ_EXPIRES_OPEN;
+	return (u64)atomic64_read(&timer->expires) & ~TIMEQ_EXPIRES_BITS;
 }
 
 #endif /* _LINUX_TIMEQ_H */

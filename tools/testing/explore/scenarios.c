@@ -1181,6 +1181,48 @@ static void s4b_setup(struct xw *w)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * A store against a hand-off of its timer from another CPU: X, at 10,
+ * was stored to 20 before the run, and the clock reads 600 while the
+ * queue's own waits at 0. One softirq moves X to 1600, beyond the lagging
+ * window: a hand-off. Another stores X to 1000, and may find PENDING
+ * clear just before the hand-off takes it; the expiry (timeq_expire())
+ * may take X for tick 10 and file it again at 20 while the request is
+ * pending. A store that lands after the hand-off returned, on the word as
+ * it read it or as the filing opened it, is undone when the drain arms X
+ * at the older 1600: HANDED bars it (fast.c, "Refresh by a store").
+ * Oracle: latest wins (P-a, P-b), by the time X expires at; nothing
+ * asked for lies at or before the clock, so nothing asked for fires.
+ */
+static void s5_hand_off(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 1600);
+}
+
+static void s5_store(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 1000);
+}
+
+static void s5_setup(struct xw *w)
+{
+	struct xt *x;
+
+	xw_create(w, true, 0, H, D, M);
+	x = armed(w, 10, false);	/* X */
+	x->exact = false;
+	xw_fast_update(w, x, 20);
+	xw_advance_to(w, 600);
+	xp_spawn("handoff", s5_hand_off, w, XP_SOFTIRQ);
+	xp_spawn("store", s5_store, w, XP_SOFTIRQ);
+	xp_spawn("expire", g4_expirer, w, 0);
+}
+
+/* ------------------------------------------------------------------ */
 
 const struct scenario xw_scenarios[] = {
 	{ "d1-expire-vs-delete-sync",
@@ -1270,6 +1312,9 @@ const struct scenario xw_scenarios[] = {
 	{ "store-vs-first-door",
 	  "stores vs tq_clock_first() past its budget, in its door; latest wins",
 	  0, s4b_setup, s_tracked, NULL, 0 },
+	{ "store-vs-refile-pending",
+	  "a store vs the expiry filing its timer again, a request pending; latest wins",
+	  0, s5_setup, s_tracked, NULL, 0 },
 };
 
 const unsigned int xw_nscenarios = ARRAY_SIZE(xw_scenarios);

@@ -1342,6 +1342,57 @@ static void white_test_due_store(struct kunit *test)
 }
 
 /*
+ * A hand-off marks its timer's expires word HANDED (fast.c, "Refresh by a
+ * store"): a store that read PENDING clear before the hand-off took it,
+ * planted here by clearing PENDING for the call, is refused, and a timer
+ * filed again meanwhile keeps the mark; once the drain applies the
+ * request the mark is gone and a store lands again.
+ */
+static void white_test_store_handed(struct kunit *test)
+{
+	struct timeq_timer *x;
+	struct fix f;
+	u64 tick;
+
+	fix_clocked(test, &f, 1024);
+	x = &f.c[0].timer;
+	tick = timeq_base_ticks(f.base);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, x, tick + 10), 0);
+	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 20), TIMEQ_APPLIED);
+	/* Earlier, with head_lock taken: the lanes hand it off. */
+	spin_lock_bh(&f.q->head_lock);
+	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 15), TIMEQ_DEFERRED);
+	spin_unlock_bh(&f.q->head_lock);
+	KUNIT_EXPECT_TRUE(test, atomic64_read(&x->expires) &
+					TIMEQ_EXPIRES_HANDED);
+	clear_bit(TIMEQ_TIMER_PENDING, &x->flags);
+	local_bh_disable();
+	KUNIT_EXPECT_FALSE(test, tq_timer_store(f.q, x, tick + 40));
+	local_bh_enable();
+	set_bit(TIMEQ_TIMER_PENDING, &x->flags);
+	/* The expiry files it again at 20 before the drain: still marked. */
+	clock_ahead(12);
+	KUNIT_EXPECT_EQ(test, timeq_expire(f.base), 0);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 20);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&x->expires),
+			(s64)((tick + 20) | TIMEQ_EXPIRES_BITS));
+	/* The drain applies the request (latest wins), and clears the mark. */
+	settle(f.q);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&x->expires),
+			(s64)((tick + 15) | TIMEQ_EXPIRES_OPEN));
+	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 40), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(x), tick + 40);
+	sound(test, f.q);
+	run_all(f.q);
+	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
+	KUNIT_EXPECT_EQ(test, f.c[0].early, 0);
+	/* Filed again at 40 when 15 came, and run there. */
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 40);
+}
+
+/*
  * FIFO across the due list: equal times leave for it in arming order and
  * fire in that order, before a timer armed afterwards for the clock.
  */
@@ -1674,6 +1725,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_due_many),
 	KUNIT_CASE(white_test_due_check_at_door),
 	KUNIT_CASE(white_test_due_store),
+	KUNIT_CASE(white_test_store_handed),
 	KUNIT_CASE(white_test_catch_up_then_remove_min),
 	KUNIT_CASE(white_test_callback_sees_min),
 	KUNIT_CASE(white_test_room_waits_for_clock),

@@ -464,6 +464,11 @@ static inline long long atomic64_fetch_andnot(long long i, atomic64_t *v)
 	return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);
 }
 
+static inline void atomic64_or(long long i, atomic64_t *v)
+{
+	__atomic_fetch_or(&v->counter, i, __ATOMIC_RELAXED);
+}
+
 #define ATOMIC_INIT(i)		{ (i) }
 #define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
 #define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)

@@ -150,6 +150,7 @@ void xp_yield(const char *file, int line);
 	(v)->counter = __xp_o & ~(s64)(i);			\
 	__xp_o;								\
 }))
+#define atomic64_or(i, v)	COMPAT_ATOMIC_RMW(v, (void)((v)->counter |= (s64)(i)))
 #define atomic64_try_cmpxchg(v, old, new) COMPAT_ATOMIC_RMW(v, ({		\
 	s64 *__xp_p = (old);					\
 	bool __xp_ok = (v)->counter == *__xp_p;				\
