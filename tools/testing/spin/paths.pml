@@ -133,7 +133,9 @@ inline due_first(dfres)
  * A timer's expires word (module/fast.c, "Refresh by a store"): opened
  * with the time its node is filed at by every link, closed (its time
  * kept) by whatever takes the node out or moves it where a store cannot
- * see. Only a base's queue has stores.
+ * see; neither touches HANDED, which whoever takes PENDING for a request
+ * sets (EXP_HAND) and the drain clears as it closes (EXP_DRAINED). Only a
+ * base's queue has stores.
  */
 #define EXP_OPEN(eot)	if \
 			:: (eot) < TIMERS -> exps[eot] = ntime[eot]; eopen[eot] = 1 \
@@ -143,9 +145,15 @@ inline due_first(dfres)
 			:: (ect) < TIMERS -> eopen[ect] = 0 \
 			:: else \
 			fi
+#define EXP_HAND(eht)	ehand[eht] = 1
+#define EXP_DRAINED(edt) eopen[edt] = 0; ehand[edt] = 0
+#define EXP_UNHAND(eut)	ehand[eut] = 0
 #else
 #define EXP_OPEN(eot)	skip
 #define EXP_CLOSE(ect)	skip
+#define EXP_HAND(eht)	skip
+#define EXP_DRAINED(edt) skip
+#define EXP_UNHAND(eut)	skip
 #endif
 
 /*
@@ -303,15 +311,28 @@ inline far_ok_b(fbn, fbt, fbdel)
 			bit s_more, s_fin, r_set
 
 /*
- * tq_apply() closes the timer's expires word before it clears PENDING, so
- * that a store that finds PENDING clear finds the word closed: both are
- * value-returning atomics, fully ordered, one step here.
+ * tq_apply() closes the timer's expires word and clears HANDED before it
+ * clears PENDING, so that a store that finds PENDING clear finds the word
+ * closed: both are value-returning atomics, fully ordered, one step here.
  */
 #ifndef BUG_STORE_DRAIN_OPEN
-#define DRAIN_CLOSE(dct)	EXP_CLOSE(dct)
+#define DRAIN_CLOSE(dct)	EXP_DRAINED(dct)
 #else
-/* Planted: PENDING cleared with the word open. */
-#define DRAIN_CLOSE(dct)	skip
+/* Planted: HANDED, then PENDING, cleared with the word open. */
+#define DRAIN_CLOSE(dct)	EXP_UNHAND(dct)
+#endif
+
+/*
+ * Whoever takes PENDING for a request marks the word HANDED before the
+ * request can be applied: tq_apply() taking it back (RETAKE_MARK), and
+ * tq_handoff() (HANDOFF_MARK, fast side).
+ */
+#define RETAKE_MARK(rmt)	EXP_HAND(rmt)
+#ifndef BUG_STORE_HANDOFF_OPEN
+#define HANDOFF_MARK(hmt)	EXP_HAND(hmt)
+#else
+/* Planted: a hand-off takes PENDING, the word left unmarked. */
+#define HANDOFF_MARK(hmt)	skip
 #endif
 
 /*
@@ -447,8 +468,8 @@ inline room_done()
  * later is filed again there (tq_clock_file()), or at the clock if the
  * clock has passed that time (a timer off the due list).
  */
-/* tq_clock_file() opens the word but while a request is pending. */
-#define CLAIM_OPEN(cot)		eopen[cot] = !pending[cot]
+/* tq_clock_file() opens the word at the time stored; HANDED stays. */
+#define CLAIM_OPEN(cot)		eopen[cot] = 1
 
 #ifndef BUG_STORE_EXPIRY_IGNORED
 #define CLAIM_REFILE(crn)	((crn) < TIMERS && exps[crn] > ntime[crn])
@@ -893,7 +914,10 @@ inline slow_step()
 			r_wid = 0;
 			ph_fin = FIN_DRAIN;
 			s_fin = 1
-		:: else -> pending[d_t] = 1; room_begin(r_w, 0)
+		:: else ->
+			pending[d_t] = 1;
+			RETAKE_MARK(d_t);
+			room_begin(r_w, 0)
 		fi
 #else
 		/* Planted: PENDING left clear across the door. */
@@ -1355,10 +1379,10 @@ inline fast_step()
 			ret = R_ESHUTDOWN;
 			fast_ret()
 #ifndef BUG_HANDOFF_STALE_WANT
-		:: else -> fph = F_REWRITE
+		:: else -> HANDOFF_MARK(t); fph = F_REWRITE
 #else
 		/* Planted: the request pushed with ->want as it is now. */
-		:: else -> fph = F_PUSH
+		:: else -> HANDOFF_MARK(t); fph = F_PUSH
 #endif
 		fi
 	:: fph == F_REWRITE ->
@@ -1383,7 +1407,7 @@ inline fast_step()
 		 */
 		TOUCH(t);
 		if
-		:: !pending[t] && eopen[t] && x >= exps[t] &&
+		:: !pending[t] && eopen[t] && !ehand[t] && x >= exps[t] &&
 		   (own[t] != O_NONE || due[t]) && x < now + HZ ->
 			f_exp = exps[t];
 			fph = F_STORE_B
@@ -1393,7 +1417,7 @@ inline fast_step()
 		/* atomic64_try_cmpxchg(): the word as read, and still open */
 		TOUCH(t);
 		if
-		:: eopen[t] && exps[t] == f_exp ->
+		:: eopen[t] && !ehand[t] && exps[t] == f_exp ->
 			exps[t] = x;
 			/* the critical section: the request is newer than these */
 			mprec = retd[t] | INITBIT;

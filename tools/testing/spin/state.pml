@@ -136,6 +136,9 @@ byte mem[NODES];
 #elif defined(SCOPE_ROOM)
 /* the next bucket, and a time beyond the lagging clock's window */
 #define PICK_FAST_X(v)	if :: v = now + 1 :: v = now + HZ fi
+#elif defined(SCOPE_STORES)
+/* later than timer 1's time (a store), and beyond the lagging window */
+#define PICK_FAST_X(v)	if :: v = now + 2 :: v = now + HZ fi
 #else
 /* the regions scope: the next bucket, and the last far one */
 #define PICK_FAST_X(v)	if :: v = now + 1 :: v = now + 3 fi
@@ -179,11 +182,13 @@ byte tick;
 bit due[NODES];
 /*
  * Each timer's expires word (module/fast.c, "Refresh by a store"): the
- * time it expires at, and TIMEQ_EXPIRES_OPEN. @gone (ghost): the expiry
+ * time it expires at, TIMEQ_EXPIRES_OPEN and TIMEQ_EXPIRES_HANDED (a
+ * request handed off waits: no store lands). @gone (ghost): the expiry
  * ran the timer's callback since its last request took effect.
  */
 byte exps[TIMERS];
 bit eopen[TIMERS];
+bit ehand[TIMERS];
 bit gone[TIMERS];
 byte running = NIL;
 bit workq;

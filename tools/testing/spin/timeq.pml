@@ -129,6 +129,13 @@
  *		timer_arm near or beyond the window, timer_delete or
  *		shutdown_sync. Making room, for the drain and for the owner,
  *		with fast updates in its doors.
+ *   stores	-DSCOPE_STORES, a base's queue, TIMEQ_HOLD = 1, the tick one
+ *		ahead: timer 0 due, holding the queue's clock back, timer 1
+ *		armed at it; one fast update of timer 1 by each fast
+ *		process, later (a store) or beyond the lagging window (a
+ *		hand-off); slow process 0 runs the work, whose expiry may
+ *		file timer 1 again. A store against a hand-off of its timer
+ *		from another CPU, and against the drain and the expiry.
  *   arming	-DSCOPE_ARMING, a base's queue, the tick the queue's clock
  *		(nothing falls due): the third node far; two fast updates of
  *		timer 1, which may move the minimum earlier and kick; one slow
@@ -210,10 +217,10 @@
  *				and its check of PENDING, as at 4de2718: a
  *				fast update that returns in that door lands
  *				after the call (P-a). expiry.
- *   BUG_STORE_DRAIN_OPEN	tq_apply() clears PENDING without closing
- *				the timer's expires word first: a store
- *				then lands before the older request, which
- *				undoes it (P-a). room.
+ *   BUG_STORE_DRAIN_OPEN	tq_apply() clears HANDED, then PENDING,
+ *				without closing the timer's expires word
+ *				first: a store then lands before the older
+ *				request, which undoes it (P-a). room.
  *   BUG_STORE_DELETE_OPEN	tq_disarm() leaves the word open: a store
  *				that read the timer as armed lands after the
  *				delete, and the timer is left unarmed by a
@@ -221,6 +228,11 @@
  *   BUG_STORE_EXPIRY_IGNORED	tq_clock_claim() runs the callback without
  *				filing again a timer a store moved later:
  *				it fires before the time stored. expiry.
+ *   BUG_STORE_HANDOFF_OPEN	tq_handoff() takes PENDING without marking
+ *				the word HANDED: a store on another CPU
+ *				that read PENDING clear before lands after
+ *				the hand-off returned, and the drain undoes
+ *				it (P-a). stores.
  *
  * Three of the first nine were real: BUG_STALE_MIN, and the two hand-off
  * races behind BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this
@@ -248,6 +260,9 @@
  *    userspace white-box case white_test_room_waits_for_clock has it),
  *    expire_budget and the expiry queueing itself again, and
  *    timeq_expire() taking turns with the work under the @expiry mutex;
+ *  - a timer filed again by the expiry in the door of a drain that took
+ *    PENDING back (so no planted bug here removes that drain's HANDED
+ *    mark: the scopes would not catch it);
  *  - callbacks that arm or delete timers, timeq_timer_move() (and so its
  *    store), tq_clock_first() filing what stores left behind, two
  *    irq_work handlers at once on two CPUs (one runs here at a time,
@@ -317,6 +332,16 @@
 #define NSLOW		2
 #define TQ_HOLD		1
 #endif
+#ifdef SCOPE_STORES
+#define CLOCK
+#define KICK
+#define NFAST		2
+#define FAST0_CALLS	1
+#define FAST1_CALLS	1
+#define NSLOW		1
+#define SLOW_OPS	1
+#define TQ_HOLD		1
+#endif
 #ifdef SCOPE_ARMING
 #define CLOCK
 #define KICK
@@ -325,7 +350,7 @@
 #define NSLOW		1
 #endif
 #if defined(SCOPE_DOORS) || defined(SCOPE_EXPIRY) || defined(SCOPE_ROOM) || \
-    defined(SCOPE_ARMING)
+    defined(SCOPE_ARMING) || defined(SCOPE_STORES)
 #define SCOPE_FIXED
 #ifndef SLOW_OPS
 #define SLOW_OPS	1
@@ -361,7 +386,7 @@ proctype fast(byte me; byte p)
 		slot = 2 * p + k;
 		k++;
 		if
-#if defined(SCOPE_ROOM) || defined(SCOPE_ARMING)
+#if defined(SCOPE_ROOM) || defined(SCOPE_ARMING) || defined(SCOPE_STORES)
 		/* timer 1; the slow side has timer 0 (and timer 1, room) */
 		:: !retired[1] -> fast_begin(1); fph = FIRST_PHASE
 		:: retired[1] -> slot = 0
@@ -440,6 +465,9 @@ inline slow_choose()
 	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 1
 	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 1
 	fi
+#elif defined(SCOPE_STORES)
+	/* the work: the drain, and the expiry */
+	op = OP_WORK
 #elif defined(SCOPE_ARMING)
 	/* timer 0 armed earlier than the fast path's timer 1, or deleted */
 	if
@@ -720,6 +748,11 @@ init
 #elif defined(SCOPE_ROOM)
 		/* Timer 0 overdue: it holds the clock back a tick. */
 		c0 = 0; c1 = 4; c2 = 4;
+		retired[0] = 1;
+		tick = 1;
+#elif defined(SCOPE_STORES)
+		/* Timer 0 overdue, holding the clock back; timer 1 due too. */
+		c0 = 0; c1 = 1; c2 = 4;
 		retired[0] = 1;
 		tick = 1;
 #elif defined(SCOPE_ARMING)
