@@ -430,8 +430,7 @@ bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return false;
 	old = atomic64_read(&timer->expires);
 	if ((old & TIMEQ_EXPIRES_BITS) != TIMEQ_EXPIRES_OPEN ||
-	    time < (old & ~TIMEQ_EXPIRES_BITS) ||
-	    tq_owner(&timer->node) != q)
+	    time < (old & ~TIMEQ_EXPIRES_BITS) || tq_owner(&timer->node) != q)
 		return false;
 	/* In the window of the clock, which only moves on. */
 	if (tq_window(q, READ_ONCE(q->now), time))
