@@ -133,8 +133,9 @@ struct peer {
 	const char	*(*version)(void);	/* or NULL */
 };
 
-extern const struct peer peer_timeq, peer_timeq_locked, peer_libuv,
-	peer_libevent, peer_libev, peer_rbtree, peer_wheel, peer_direct;
+extern const struct peer peer_timeq, peer_timeq_locked, peer_timeq_store,
+	peer_libuv, peer_libevent, peer_libev, peer_rbtree, peer_wheel,
+	peer_direct;
 
 /* workloads.c */
 int seq_generate(struct seq *s, enum workload wl, enum dist d, uint32_t n,

@@ -25,7 +25,8 @@
 #include "output.h"
 
 const struct peer *const peers[NPEERS] = {
-	&peer_timeq, &peer_timeq_locked, &peer_libuv, &peer_libevent,
+	&peer_timeq, &peer_timeq_locked, &peer_timeq_store, &peer_libuv,
+	&peer_libevent,
 	&peer_libev, &peer_rbtree, &peer_wheel, &peer_direct,
 };
 
@@ -123,9 +124,6 @@ static void run_cell(struct cell *c, uint64_t ops, uint64_t seed)
 		inst[p] = peers[p]->create(&s);
 		c->r[p].bytes = heap_bytes() - before;
 		c->r[p].ran = true;
-		if (peers[p]->shape)
-			snprintf(c->r[p].shape, sizeof(c->r[p].shape), "%s",
-				 peers[p]->shape(inst[p]));
 	}
 	for (seg = 0; seg < BENCH_SEGS; seg++) {
 		for (j = 0; j < NPEERS; j++) {
@@ -144,6 +142,10 @@ static void run_cell(struct cell *c, uint64_t ops, uint64_t seed)
 	for (p = 0; p < NPEERS; p++) {
 		if (!inst[p])
 			continue;
+		/* After the runs: a shape may tell what they did. */
+		if (peers[p]->shape)
+			snprintf(c->r[p].shape, sizeof(c->r[p].shape), "%s",
+				 peers[p]->shape(inst[p]));
 		if (s.fin_t) {
 			o.n = 0;
 			peers[p]->drain(inst[p], &s, &o);

@@ -164,6 +164,9 @@ static void print_table(const struct bench_run *run, enum workload wl,
 		}
 		printf("   (%s, mean jump %llu)\n", c->r[P_TIMEQ].shape,
 		       (unsigned long long)c->mean);
+		if (c->r[P_STORE].ran)
+			printf("  %8s %s: %s\n", "", peers[P_STORE]->name,
+			       c->r[P_STORE].shape);
 	}
 }
 
@@ -243,6 +246,7 @@ struct target {
 	uint32_t	only_n;		/* 0: every N */
 	int		kind;
 	double		goal;
+	int		who;		/* P_TIMEQ, or P_STORE */
 };
 
 enum { T_FLOOR, T_PEER, T_GROWTH };
@@ -263,7 +267,9 @@ static void print_target(const struct bench_run *run, const struct target *t)
 		case T_FLOOR:
 			if (!c->r[P_FLOOR].ran)
 				continue;
-			v = c->r[P_TIMEQ].med / c->r[P_FLOOR].med;
+			if (!c->r[t->who].ran)
+				continue;
+			v = c->r[t->who].med / c->r[P_FLOOR].med;
 			break;
 		case T_PEER:
 			v = fastest_peer(c, &which) / c->r[P_TIMEQ].med;
@@ -304,12 +310,13 @@ static void print_target(const struct bench_run *run, const struct target *t)
 void print_targets(const struct bench_run *run)
 {
 	static const struct target targets[] = {
-		{ "W2 churn: timeq within 1.5x the floor at every N", W2_CHURN, 0, T_FLOOR, 1.5 },
-		{ "W2 churn: at least 2x faster than the fastest peer", W2_CHURN, 0, T_PEER, 2 },
-		{ "W1 hold: at least 2x faster than the fastest peer", W1_HOLD, 0, T_PEER, 2 },
-		{ "W1 hold: at least 8x faster at N = 10^6", W1_HOLD, 1000000, T_PEER, 8 },
-		{ "W3 refresh moves: at or below the floor's cost", W3_MOVE, 0, T_FLOOR, 1 },
-		{ "W1 hold growth: ns/op at 10^6 at most 3x that at 10^3", W1_HOLD, 0, T_GROWTH, 3 },
+		{ "W2 churn: timeq within 1.5x the floor at every N", W2_CHURN, 0, T_FLOOR, 1.5, P_TIMEQ },
+		{ "W2 churn: at least 2x faster than the fastest peer", W2_CHURN, 0, T_PEER, 2, P_TIMEQ },
+		{ "W1 hold: at least 2x faster than the fastest peer", W1_HOLD, 0, T_PEER, 2, P_TIMEQ },
+		{ "W1 hold: at least 8x faster at N = 10^6", W1_HOLD, 1000000, T_PEER, 8, P_TIMEQ },
+		{ "W3 refresh moves: at or below the floor's cost", W3_MOVE, 0, T_FLOOR, 1, P_TIMEQ },
+		{ "W3 refresh moves, timeq-store: at or below the floor's", W3_MOVE, 0, T_FLOOR, 1, P_STORE },
+		{ "W1 hold growth: ns/op at 10^6 at most 3x that at 10^3", W1_HOLD, 0, T_GROWTH, 3, P_TIMEQ },
 	};
 	unsigned int i;
 

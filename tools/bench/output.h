@@ -11,11 +11,11 @@
 
 /* The structures, in the order of peers[]; the roles output.c needs. */
 enum {
-	P_TIMEQ, P_LOCKED, P_LIBUV, P_LIBEVENT, P_LIBEV, P_RBTREE, P_FLOOR,
+	P_TIMEQ, P_LOCKED, P_STORE, P_LIBUV, P_LIBEVENT, P_LIBEV, P_RBTREE, P_FLOOR,
 	P_LIMIT, NPEERS
 };
-/* The peers proper: what timeq must beat (not its own locked API, not
- * the floor and the limit, which are bounds). */
+/* The peers proper: what timeq must beat (not its own locked API or its
+ * timers on a base, not the floor and the limit, which are bounds). */
 #define IS_PEER(p)	((p) >= P_LIBUV && (p) <= P_RBTREE)
 
 extern const struct peer *const peers[NPEERS];
@@ -25,7 +25,7 @@ struct result {
 	double	ns[BENCH_SEGS];		/* per segment; 0 is the warm-up */
 	double	med, min, max;		/* over the timed segments */
 	size_t	bytes;			/* allocated by create(), all told */
-	char	shape[48];
+	char	shape[96];
 };
 
 struct cell {
