@@ -81,24 +81,28 @@
  *	the slow side	tq_disarm() closes it before the node leaves;
  *			tq_arm() opens it with the node's new time
  *	a lane		opens it with the time the node is now filed at
- *	a drain		closes it before it clears PENDING (handoff.c): a
- *			store that reads PENDING clear after that clear
- *			finds the word closed (both sides are fully
- *			ordered: the close and the compare-and-exchange are
- *			value-returning atomics)
+ *	a drain		closes it before it clears PENDING (handoff.c): the
+ *			compare-and-exchange of a store that reads PENDING
+ *			clear after that clear fails, since the close
+ *			changed the word after any value the store could
+ *			have read
  *
  * A store that read PENDING clear just before a hand-off took it would
  * still land, after that request returned, and be undone when the drain
  * applies it. So TIMEQ_EXPIRES_HANDED bars stores while a request waits:
  * whoever takes PENDING for a request (tq_handoff(), or a drain taking it
  * back in tq_apply()) sets it before the request can be applied, opening
- * keeps it (tq_timer_open_at(), paths.h), and only the drain's close
- * clears it. A store compares the whole word, so it lands only if no
- * hand-off marked it between its read and its exchange; one that lands
- * before the mark lands before the hand-off's call returns, so the two
- * calls overlap, and the request, applied after the store, is taken as
- * the later. A fast update thus cannot land in place before an older
- * request is applied.
+ * keeps it (tq_timer_open_at(), paths.h), and the drain's close clears it
+ * (as do tq_discard() and timeq_timer_init()). A store compares the whole
+ * word, so it lands only if the word is unchanged since its read: never
+ * while a marked request waits. One that lands before the mark lands
+ * before the hand-off's call returns, so the two calls overlap, and the
+ * request, applied after the store, is taken as the later; the mark comes
+ * before the hand-off's second write of ->want, so an update that joins
+ * the request after that write finds stores barred. A fast update thus
+ * cannot land in place before an older request is applied. The test of
+ * PENDING a store makes first only spares it the word while a request
+ * waits.
  *
  * A store that fails, or finds the word closed or the time earlier,
  * takes the lanes: moving earlier, arming and deleting keep them.
@@ -392,10 +396,15 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 		/*
 		 * A store that read PENDING clear before we took it must not
 		 * land after this request returns, to be undone when the drain
-		 * applies it ("Refresh by a store"); llist_add() orders this
-		 * before the drain can see the request.
+		 * applies it ("Refresh by a store").
 		 */
 		tq_timer_hand(timer);
+		/*
+		 * The mark before the write of ->want below, after which an
+		 * update joins this request; llist_add() then orders it
+		 * before the drain's clear.
+		 */
+		smp_mb__after_atomic();
 		/*
 		 * The request is ours, and so is ->want: another update may
 		 * have written it, handed it off and had it drained since our

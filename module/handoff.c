@@ -18,7 +18,8 @@
  * let through only a time in the window of a clock at or before the one
  * the drain sees (a base's is caught up to the current tick
  * first). While a request is pending, a fast update is not applied in
- * place, so it cannot be overtaken by the older request.
+ * place (a store made as it is handed off aside: fast.c, "Refresh by a
+ * store"), so it cannot be overtaken by the older request.
  *
  * The slow path takes the whole list (oldest first) under every lock.
  * For each timer it clears PENDING, then reads ->want: test_and_set_bit()
@@ -26,9 +27,9 @@
  * update that found PENDING set is seen by this read. A fast update tests
  * PENDING again under its lane's locks, which the drain holds while it
  * clears PENDING and applies the request, so it cannot slip an in-place
- * update between the two; a store, which takes no lock, finds the word
+ * update between the two; a store, which takes no lock, fails on the word
  * the drain closed before it cleared PENDING, or, if it read PENDING
- * clear before a hand-off took it, the HANDED mark the hand-off set
+ * clear before a hand-off took it, on the HANDED mark the hand-off set
  * (fast.c, "Refresh by a store"). Every slow-side timer call drains the
  * list first, for the same reason, but for a store of timeq_timer_move(),
  * made only while no request of its timer is pending.

@@ -89,20 +89,20 @@ static inline bool tq_far_ok(const struct timeq *q,
  * opening keeps it. Closing keeps the time: while the node is filed, that
  * time is its latest requested one, no earlier than the node's.
  *
- * Open the word at @time. The caller holds one of the queue's locks, so
- * neither the drain nor the expiry's claim runs: once closed, the word
- * changes only by a hand-off setting HANDED, and the exchange fails at
- * most once.
+ * Open the word at @time, keeping HANDED. Closed first, the word can then
+ * change only by a hand-off setting HANDED: the caller holds one of the
+ * queue's locks, so neither the drain nor the expiry's claim runs, and a
+ * store needs the word open. So the exchange is tried at most twice.
  */
 static inline void tq_timer_open_at(struct timeq_timer *timer, u64 time)
 {
 	s64 old = atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires);
+	s64 new;
 
 	old &= ~TIMEQ_EXPIRES_OPEN;
-	if (!atomic64_try_cmpxchg(&timer->expires, &old,
-				  time | TIMEQ_EXPIRES_OPEN |
-					  (old & TIMEQ_EXPIRES_HANDED)))
-		atomic64_set(&timer->expires, time | TIMEQ_EXPIRES_BITS);
+	do {
+		new = time | TIMEQ_EXPIRES_OPEN | (old & TIMEQ_EXPIRES_HANDED);
+	} while (!atomic64_try_cmpxchg(&timer->expires, &old, new));
 }
 
 /* Open the word at the time @timer's node is filed at. */

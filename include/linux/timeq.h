@@ -132,7 +132,7 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off
  * @expires:	the time the timer expires at, which a move later writes
- *		without moving @node, and %TIMEQ_EXPIRES_BITS
+ *		without moving @node; its top bits are %TIMEQ_EXPIRES_BITS
  *		(module/fast.c, "Refresh by a store")
  * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
  * @fn:		the callback

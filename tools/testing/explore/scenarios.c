@@ -1185,14 +1185,14 @@ static void s4b_setup(struct xw *w)
  * A store against a hand-off of its timer from another CPU: X, at 10,
  * was stored to 20 before the run, and the clock reads 600 while the
  * queue's own waits at 0. One softirq moves X to 1600, beyond the lagging
- * window: a hand-off. Another stores X to 1000, and may find PENDING
- * clear just before the hand-off takes it; the expiry (timeq_expire())
- * may take X for tick 10 and file it again at 20 while the request is
- * pending. A store that lands after the hand-off returned, on the word as
- * it read it or as the filing opened it, is undone when the drain arms X
- * at the older 1600: HANDED bars it (fast.c, "Refresh by a store").
- * Oracle: latest wins (P-a, P-b), by the time X expires at; nothing
- * asked for lies at or before the clock, so nothing asked for fires.
+ * window: a hand-off, unless the queue's clock caught up first. Another
+ * stores X to 1000, and may find PENDING clear just before the hand-off
+ * takes it; the expiry (timeq_expire()) may take X for tick 10 and file
+ * it again at 20 while the request is pending. A store that lands after
+ * the hand-off returned, on the word as it read it or as the filing
+ * opened it, is undone when the drain arms X at the older 1600: HANDED
+ * bars it (fast.c, "Refresh by a store").
+ * Oracle: latest wins (P-a, P-b), by the time X expires at.
  */
 static void s5_hand_off(void *arg)
 {

@@ -1393,6 +1393,101 @@ static void white_test_store_handed(struct kunit *test)
 }
 
 /*
+ * The same in the doors of a drain that took PENDING back (tq_apply()):
+ * X, at base + 3, stored to base + 700, comes before 100 timers at
+ * base + 100 and 100 at base + 400, and the clock reads base + 600. X is
+ * handed off to base + 1400; the drain makes room for it, and in that
+ * room's door (X on the due list by then) X is moved to base + 1600,
+ * which joins the request. The drain clears PENDING, finds 1600 beyond
+ * its window, takes PENDING back and makes room again; in that room's
+ * door the expiry takes X off the due list and files it again at 700. A
+ * store that read PENDING clear in the drain's gap, planted by clearing
+ * PENDING for the call, must be refused there, or the drain would undo
+ * it by arming 1600.
+ */
+struct retake {
+	struct kunit		*test;
+	struct fix		*f;
+	struct timeq_timer	*x;
+	u64			base;
+	bool			joined, checked;
+};
+
+static void retake_second_door(void *arg)
+{
+	struct retake *r = arg;
+	struct kunit *test = r->test;
+	struct timeq_timer *x = r->x;
+
+	if (READ_ONCE(r->f->q->now) < r->base + 377) {
+		hook_set(&at_door, retake_second_door, r);
+		return;
+	}
+	r->checked = true;
+	KUNIT_EXPECT_TRUE(test, pending(x));
+	timeq_expire(r->f->base);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), r->base + 700);
+	KUNIT_EXPECT_TRUE(test, atomic64_read(&x->expires) &
+					TIMEQ_EXPIRES_HANDED);
+	clear_bit(TIMEQ_TIMER_PENDING, &x->flags);
+	local_bh_disable();
+	KUNIT_EXPECT_FALSE(test, tq_timer_store(r->f->q, x, r->base + 800));
+	local_bh_enable();
+	set_bit(TIMEQ_TIMER_PENDING, &x->flags);
+}
+
+static void retake_first_door(void *arg)
+{
+	struct retake *r = arg;
+
+	if (tq_tag(&r->x->node) != TQ_TAG_OUT) {
+		hook_set(&at_door, retake_first_door, r);
+		return;
+	}
+	r->joined = true;
+	KUNIT_EXPECT_EQ(r->test, fast(r->f->q, r->x, r->base + 1600),
+			TIMEQ_DEFERRED);
+	hook_set(&at_door, retake_second_door, r);
+}
+
+static void white_test_store_retake(struct kunit *test)
+{
+	struct retake r = { .test = test };
+	struct fix f;
+	unsigned int i;
+
+	fix_clocked(test, &f, 1024);
+	r.f = &f;
+	r.x = &f.c[0].timer;
+	r.base = timeq_base_ticks(f.base);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, r.x, r.base + 3), 0);
+	KUNIT_ASSERT_EQ(test, fast(f.q, r.x, r.base + 700), TIMEQ_APPLIED);
+	for (i = 1; i <= 100; i++) {
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[i].timer,
+						   r.base + 100 + i), 0);
+		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.c[100 + i].timer,
+						   r.base + 400 + i), 0);
+	}
+	clock_ahead(600);
+	KUNIT_EXPECT_EQ(test, fast(f.q, r.x, r.base + 1400), TIMEQ_DEFERRED);
+	hook_set(&at_door, retake_first_door, &r);
+	settle(f.q);
+	at_door.fn = NULL;
+	KUNIT_EXPECT_TRUE(test, r.joined);
+	KUNIT_EXPECT_TRUE(test, r.checked);
+	/* The drain armed the latest request, and the word is open again. */
+	KUNIT_EXPECT_FALSE(test, pending(r.x));
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&r.x->node), r.base + 1600);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&r.x->expires),
+			(s64)((r.base + 1600) | TIMEQ_EXPIRES_OPEN));
+	sound(test, f.q);
+	run_all(f.q);
+	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
+	for (i = 0; i <= 200; i++)
+		KUNIT_EXPECT_EQ(test, f.c[i].early, 0);
+}
+
+/*
  * FIFO across the due list: equal times leave for it in arming order and
  * fire in that order, before a timer armed afterwards for the clock.
  */
@@ -1726,6 +1821,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_due_check_at_door),
 	KUNIT_CASE(white_test_due_store),
 	KUNIT_CASE(white_test_store_handed),
+	KUNIT_CASE(white_test_store_retake),
 	KUNIT_CASE(white_test_catch_up_then_remove_min),
 	KUNIT_CASE(white_test_callback_sees_min),
 	KUNIT_CASE(white_test_room_waits_for_clock),

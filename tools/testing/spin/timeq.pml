@@ -262,7 +262,8 @@
  *    timeq_expire() taking turns with the work under the @expiry mutex;
  *  - a timer filed again by the expiry in the door of a drain that took
  *    PENDING back (so no planted bug here removes that drain's HANDED
- *    mark: the scopes would not catch it);
+ *    mark: the scopes would not catch it; tools/testing/queue's
+ *    white_test_store_retake does);
  *  - callbacks that arm or delete timers, timeq_timer_move() (and so its
  *    store), tq_clock_first() filing what stores left behind, two
  *    irq_work handlers at once on two CPUs (one runs here at a time,
