@@ -221,8 +221,8 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 		}
 		/*
 		 * Closed first, HANDED cleared: a store that finds PENDING
-		 * clear finds the word closed (fast.c, "Refresh by a store"),
-		 * and tq_arm() opens it again.
+		 * clear fails on the closed word (fast.c, "Refresh by a
+		 * store"), and tq_arm() opens it again.
 		 */
 		tq_timer_drained(timer);
 		/*
