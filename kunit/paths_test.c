@@ -53,6 +53,7 @@
 #include "../module/clock.h"
 #include "../module/paths.h"
 #include "../module/stats.h"
+#include "fifo.h"
 #include "lateness.h"
 
 /*
@@ -2064,6 +2065,8 @@ static struct kunit_case paths_test_cases[] = {
 static struct kunit_suite paths_test_suite = {
 	.name = "timeq_paths",
 	.test_cases = paths_test_cases,
+	.suite_init = fifo_suite_init,
+	.suite_exit = fifo_suite_exit,
 };
 
 kunit_test_suite(paths_test_suite);

@@ -16,6 +16,7 @@
 #include <linux/timeq.h>
 
 #include "../module/queue.h"
+#include "fifo.h"
 #include "queue_diff.h"
 
 #define NODES	64
@@ -804,6 +805,8 @@ static struct kunit_case queue_test_cases[] = {
 static struct kunit_suite queue_test_suite = {
 	.name = "timeq_queue",
 	.test_cases = queue_test_cases,
+	.suite_init = fifo_suite_init,
+	.suite_exit = fifo_suite_exit,
 };
 
 kunit_test_suite(queue_test_suite);

@@ -12,24 +12,14 @@
  *	6.16	timer_container_of()		from_timer()
  *
  * The symbol namespaces are named through TIMEQ_NS and TIMEQ_KUNIT_NS,
- * which expand to the form the kernel wants. A TIMEQ_DEBUG=y build, whose
- * struct timeq_node is larger (TIMEQ_DEBUG_FIFO), exports into TIMEQ_DEBUG
- * instead: a module built for the other layout imports the wrong one, and
- * modpost and the loader refuse it, which vermagic would not.
+ * which expand to the form the kernel wants.
  */
 #ifndef _TIMEQ_COMPAT_H
 #define _TIMEQ_COMPAT_H
 
 #include <linux/hrtimer.h>
-#include <linux/stringify.h>
 #include <linux/timer.h>
 #include <linux/version.h>
-
-#ifdef TIMEQ_DEBUG_FIFO
-#define TIMEQ_NS_NAME		TIMEQ_DEBUG
-#else
-#define TIMEQ_NS_NAME		TIMEQ
-#endif
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 static inline void
@@ -41,10 +31,10 @@ hrtimer_setup(struct hrtimer *timer,
 	timer->function = function;
 }
 
-#define TIMEQ_NS		TIMEQ_NS_NAME
+#define TIMEQ_NS		TIMEQ
 #define TIMEQ_KUNIT_NS		EXPORTED_FOR_KUNIT_TESTING
 #else
-#define TIMEQ_NS		__stringify(TIMEQ_NS_NAME)
+#define TIMEQ_NS		"TIMEQ"
 #define TIMEQ_KUNIT_NS		"EXPORTED_FOR_KUNIT_TESTING"
 #endif
 

@@ -510,8 +510,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_count, TIMEQ_NS);
  * list and position, the links, the counts, the bitmaps at every level,
  * the cached minimum, the rules that an empty head leaves nothing of the
  * next bucket outside head2 and that the focus bucket is not split and,
- * in builds with %TIMEQ_DEBUG_FIFO, insertion order within each list; in
- * a base's queue, also the base's list of timers due (module/clock.c).
+ * for a queue that keeps insertion numbers (module/queue.h), insertion
+ * order within each list; in a base's queue, also the base's list of
+ * timers due (module/clock.c).
  * O(N + delta + M) in one lock hold, with the fast path shut out
  * meanwhile: for tests, not for production. It changes nothing.
  *

@@ -167,18 +167,18 @@
 #include <linux/build_bug.h>
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/timeq.h>
 #include <kunit/visibility.h>
 
 #include "queue.h"
 
-#ifndef TIMEQ_DEBUG_FIFO
 static_assert(sizeof(struct timeq_node) <= 32 || BITS_PER_LONG != 64,
 	      "struct timeq_node must fit in 32 bytes on 64-bit");
-#endif
 static_assert(__alignof__(struct timeq) > TIMEQ_NODE_TAG_MASK,
 	      "an owner word keeps its tag in the low bits of the queue's address");
 static_assert(TQ_TAG_OUT > TQ_SPREADS && TQ_TAG_OUT <= TIMEQ_NODE_TAG_MASK,
@@ -363,6 +363,112 @@ static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
 	WRITE_ONCE(node->owner, tq_owner_word(q, TQ_TAG_CALENDAR));
 }
 
+#ifdef TIMEQ_DEBUG_FIFO
+/*
+ * The insertion numbers of a TIMEQ_DEBUG_FIFO build (queue.h): open
+ * addressing on the node's address. The lanes of the fast path link under
+ * different locks, so a slot is claimed, and each slot looked at on the
+ * way, by a compare-and-exchange; a node is linked by one path at a time,
+ * under a lock that timeq_check() takes too, so its number is written and
+ * read plainly. A node is looked for in at most TQ_FIFO_PROBES slots, and
+ * the table has twice the slots of the nodes it is sized for.
+ */
+#define TQ_FIFO_PROBES	64
+
+struct tq_fifo_slot {
+	const struct timeq_node	*node;
+	u64			seq;
+};
+
+struct tq_fifo {
+	unsigned long		mask;
+	bool			full;
+	struct tq_fifo_slot	slot[];
+};
+
+/* Nodes a new queue's table has room for; 0: queues have none. */
+unsigned long tq_fifo_nodes;
+EXPORT_SYMBOL_IF_KUNIT(tq_fifo_nodes);
+
+static int tq_fifo_init(struct timeq *q, gfp_t gfp)
+{
+	unsigned long slots;
+
+	if (!tq_fifo_nodes)
+		return 0;
+	slots = roundup_pow_of_two(2 * tq_fifo_nodes);
+	q->fifo = kvzalloc(struct_size(q->fifo, slot, slots), gfp);
+	if (!q->fifo)
+		return -ENOMEM;
+	q->fifo->mask = slots - 1;
+	return 0;
+}
+
+/*
+ * @node's slot, claimed for it if @claim, or NULL. Without @claim, with a
+ * lock of the queue held or nothing linking.
+ */
+static struct tq_fifo_slot *
+tq_fifo_find(const struct timeq *q, const struct timeq_node *node, bool claim)
+{
+	struct tq_fifo *fifo = q->fifo;
+	unsigned long i = hash_ptr(node, ilog2(fifo->mask + 1)), n;
+	const struct timeq_node *old;
+	struct tq_fifo_slot *slot;
+
+	for (n = 0; n < TQ_FIFO_PROBES && n <= fifo->mask; n++, i++) {
+		slot = &fifo->slot[i & fifo->mask];
+		old = NULL;
+		if (claim ? try_cmpxchg(&slot->node, &old, node) || old == node :
+			    slot->node == node)
+			return slot;
+		if (!claim && !slot->node)
+			break;
+	}
+	return NULL;
+}
+
+/* Give @node, being linked, the next insertion number. */
+static void tq_fifo_stamp(struct timeq *q, const struct timeq_node *node)
+{
+	u64 seq = tq_debug_next(&q->seq);
+	struct tq_fifo_slot *slot;
+
+	if (!q->fifo)
+		return;
+	slot = tq_fifo_find(q, node, true);
+	if (slot)
+		slot->seq = seq;
+	else
+		WRITE_ONCE(q->fifo->full, true);
+}
+
+/**
+ * tq_fifo_seq - the insertion number @node had when last linked in @q
+ * @q:		a queue of a TIMEQ_DEBUG_FIFO build
+ * @node:	a node linked in @q, or one that was
+ * @seq:	where to store it
+ *
+ * Context: with a lock of @q held, or nothing linking in @q.
+ * Return: whether @q keeps the numbers and has one for @node.
+ */
+bool tq_fifo_seq(const struct timeq *q, const struct timeq_node *node, u64 *seq)
+{
+	struct tq_fifo_slot *slot;
+
+	if (!q->fifo)
+		return false;
+	slot = tq_fifo_find(q, node, false);
+	if (slot)
+		*seq = slot->seq;
+	return slot;
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_fifo_seq);
+#else
+#define tq_fifo_init(q, gfp)	((void)(q), (void)(gfp), 0)
+#define tq_fifo_stamp(q, node)	((void)(q), (void)(node))
+#endif
+
 /*
  * Append @node, whose time is in the window, to the list I2 says. No work
  * may be pending: then the focus bucket's list is empty (I5), so a node of
@@ -372,9 +478,7 @@ static void tq_link(struct timeq *q, struct timeq_node *node)
 {
 	u64 rel = tq_rel(q, node->time);
 
-#ifdef TIMEQ_DEBUG_FIFO
-	node->seq = tq_debug_next(&q->seq);
-#endif
+	tq_fifo_stamp(q, node);
 	if (rel == 0) {
 		tq_spread_add_tail(q, q->head, node);
 	} else if (rel == 1) {
@@ -782,6 +886,10 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	q->buckets_shift = buckets_shift;
 	q->min_time = U64_MAX;
 	q->budget = TIMEQ_STEP;
+	if (tq_fifo_init(q, gfp)) {
+		kvfree(lists);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -827,6 +935,10 @@ void __timeq_free(struct timeq *q)
 {
 	kvfree(q->buckets);
 	q->buckets = NULL;
+#ifdef TIMEQ_DEBUG_FIFO
+	kvfree(q->fifo);
+	q->fifo = NULL;
+#endif
 }
 
 /*
@@ -1002,19 +1114,19 @@ static __printf(3, 4) int tq_report(char *buf, size_t len, const char *fmt,
 /* What timeq_check() learns on its walk. */
 struct tq_walk {
 	const struct timeq_node	*best;	/* the minimum as I6 defines it */
+	u64			best_seq; /* its insertion number, or 0 */
 	unsigned long		nodes;	/* nodes seen in all lists */
 };
 
-/* Is @a before @b in the order the queue promises? */
-static bool tq_before(const struct timeq_node *a, const struct timeq_node *b)
+/*
+ * Is @a, of insertion number @sa, before @b, of @sb, in the order the
+ * queue promises? Without the numbers (0), two of one time are in one
+ * list, where the walk meets the earlier first.
+ */
+static bool tq_before(const struct timeq_node *a, u64 sa,
+		      const struct timeq_node *b, u64 sb)
 {
-	if (a->time != b->time)
-		return a->time < b->time;
-#ifdef TIMEQ_DEBUG_FIFO
-	return a->seq < b->seq;
-#else
-	return false;	/* same list: the walk meets the earlier one first */
-#endif
+	return a->time != b->time ? a->time < b->time : sa < sb;
 }
 
 #ifdef TIMEQ_DEBUG_FIFO
@@ -1029,21 +1141,22 @@ static bool tq_before(const struct timeq_node *a, const struct timeq_node *b)
  * passes whatever the split, and each that passes is FIFO among equal
  * times.
  */
-struct tq_fifo {
+struct tq_fifo_walk {
 	bool	sorted;		/* still in the prefix in order of time */
 	u64	max_seq;	/* the newest node seen so far */
+	u64	prev_seq;	/* the previous node's */
 };
 
 static bool tq_fifo_next(const struct timeq_node *prev,
-			 const struct timeq_node *node, bool bucket,
-			 struct tq_fifo *fifo)
+			 const struct timeq_node *node, u64 seq, bool bucket,
+			 struct tq_fifo_walk *walk)
 {
-	if (bucket && fifo->sorted &&
+	if (bucket && walk->sorted &&
 	    (prev->time < node->time ||
-	     (prev->time == node->time && prev->seq < node->seq)))
+	     (prev->time == node->time && walk->prev_seq < seq)))
 		return true;
-	fifo->sorted = false;
-	return bucket ? node->seq > fifo->max_seq : prev->seq < node->seq;
+	walk->sorted = false;
+	return bucket ? seq > walk->max_seq : walk->prev_seq < seq;
 }
 #endif
 
@@ -1098,8 +1211,9 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 	const struct timeq_node *node;
 	unsigned long owner, n = 0;
 #ifdef TIMEQ_DEBUG_FIFO
-	struct tq_fifo fifo = { .sorted = true };
+	struct tq_fifo_walk order = { .sorted = true };
 #endif
+	u64 seq = 0;
 
 	*count = 0;
 	if (array == TQ_BUCKETS) {
@@ -1131,15 +1245,24 @@ static int tq_check_list(const struct timeq *q, enum tq_array array,
 					 name, index, node->time,
 					 tq_rel(q, node->time));
 #ifdef TIMEQ_DEBUG_FIFO
-		if (prev != list &&
+		if (q->fifo && !tq_fifo_seq(q, node, &seq))
+			return tq_report(buf, len, "%s list %lu: node %lu has no insertion number",
+					 name, index, n);
+		if (q->fifo && prev != list &&
 		    !tq_fifo_next(list_entry(prev, struct timeq_node, entry),
-				  node, array == TQ_BUCKETS, &fifo))
+				  node, seq, array == TQ_BUCKETS, &order))
 			return tq_report(buf, len, "%s list %lu: time %llu out of insertion order",
 					 name, index, node->time);
-		fifo.max_seq = max(fifo.max_seq, node->seq);
+		if (q->fifo) {
+			order.max_seq = max(order.max_seq, seq);
+			order.prev_seq = seq;
+		}
 #endif
-		if (!walk->best || tq_before(node, walk->best))
+		if (!walk->best ||
+		    tq_before(node, seq, walk->best, walk->best_seq)) {
 			walk->best = node;
+			walk->best_seq = seq;
+		}
 	}
 	if (list->prev != prev)
 		return tq_report(buf, len, "%s list %lu: broken tail link",
@@ -1232,8 +1355,8 @@ static int tq_check_array(const struct timeq *q, enum tq_array array,
 /*
  * Verify every invariant: each node's owner and tag, window, list and
  * position, the links, the counts, the bitmaps at every level, I4, I5, the
- * cached minimum and, with %TIMEQ_DEBUG_FIFO, insertion order within each
- * list. O(N + delta + M). Returns 0, or -EUCLEAN with a description in
+ * cached minimum and, for a queue that keeps insertion numbers (queue.h),
+ * insertion order within each list. O(N + delta + M). Returns 0, or -EUCLEAN with a description in
  * @buf; -EBUSY if work is pending (then the queue is between steps).
  */
 int __timeq_check(const struct timeq *q, char *buf, size_t len)
@@ -1252,6 +1375,12 @@ int __timeq_check(const struct timeq *q, char *buf, size_t len)
 				 q->delta_shift, q->buckets_shift, q->horizon);
 	if (q->head == q->head2 || q->head == q->focus || q->head2 == q->focus)
 		return tq_report(buf, len, "two roles share one array");
+#ifdef TIMEQ_DEBUG_FIFO
+	if (q->fifo && READ_ONCE(q->fifo->full))
+		return tq_report(buf, len,
+				 "more nodes than the table of insertion numbers holds (%lu)",
+				 (q->fifo->mask + 1) / 2);
+#endif
 	for (array = TQ_HEAD; array <= TQ_BUCKETS; array++) {
 		err = tq_check_array(q, array, &walk, &counts[array], buf, len);
 		if (err)

@@ -27,6 +27,7 @@
 #define TIMEQ_NODE_TAG_MASK	7UL
 
 struct timeq_counters;
+struct tq_fifo;
 
 /*
  * Bounds on the shape of a queue: at most 2^20 lists in each of the spread
@@ -92,6 +93,8 @@ struct timeq_spread {
  *		only)
  * @inserted:	insertions so far (with %TIMEQ_DEBUG_FIFO only): tests
  *		account for every element with it
+ * @fifo:	each node's insertion number, or NULL (with %TIMEQ_DEBUG_FIFO
+ *		only; struct tq_fifo)
  * @head_lock:	guards @head, @now, @min and @min_time
  * @head2_lock:	guards @head2
  * @bucket_lock: guards the calendar, @focus and @focus_bucket
@@ -161,6 +164,7 @@ struct timeq {
 #ifdef TIMEQ_DEBUG_FIFO
 	atomic64_t		seq;
 	atomic64_t		inserted;
+	struct tq_fifo		*fifo;
 #endif
 } __aligned(TIMEQ_NODE_TAG_MASK + 1);
 
@@ -345,6 +349,23 @@ static inline u64 tq_debug_next(atomic64_t *counter)
 {
 	return atomic64_inc_return(counter) - 1;
 }
+
+/*
+ * FIFO order among equal times is a matter of the order in which nodes
+ * were linked, which no node records: struct timeq_node is the callers'
+ * layout, the same in every build. A queue of a TIMEQ_DEBUG_FIFO build
+ * made while tq_fifo_nodes is not 0 (tests set it) keeps, beside its
+ * lists, each node's insertion number, the value of @seq when the node was
+ * last linked: a table of its own, keyed by the node's address, with room
+ * for tq_fifo_nodes nodes, allocated when the queue is. Nothing is
+ * allocated when a node is linked; a node the table has no room for marks
+ * it full, and timeq_check() then fails rather than prove less. An entry
+ * outlives its node's stay in the queue, so a test may read the number
+ * of a node just removed (tq_fifo_seq()).
+ */
+extern unsigned long tq_fifo_nodes;
+bool tq_fifo_seq(const struct timeq *q, const struct timeq_node *node,
+		 u64 *seq);
 #endif
 
 /*

@@ -90,9 +90,6 @@
  * @owner:	the queue this node is in, or 0 when it is in none; the low
  *		bits name the list array it is in, or that the queue's timer
  *		base holds it (module/queue.h)
- * @seq:	the insertion number, with %TIMEQ_DEBUG_FIFO only: test builds
- *		set it so that timeq_check() can prove FIFO order among equal
- *		times, at 8 bytes per node and an increment per insertion
  *
  * Initialise with timeq_node_init() before first use. The queue never
  * allocates nodes: callers embed them and use container_of() to get back
@@ -102,9 +99,6 @@ struct timeq_node {
 	struct list_head	entry;
 	u64			time;
 	unsigned long		owner;
-#ifdef TIMEQ_DEBUG_FIFO
-	u64			seq;
-#endif
 };
 
 /*

@@ -53,15 +53,14 @@ for meta in "${metas[@]}"; do
 		failed=1
 	fi
 done
-# A module built for one layout of struct timeq_node (TIMEQ_DEBUG=y adds
-# a field) must not link against a timeq.ko built for the other:
-# module/compat.h exports a debug build's symbols into TIMEQ_DEBUG. The
-# flowtrack sample, built without TIMEQ_DEBUG, is linked against the
-# symbols of a TIMEQ_DEBUG=y timeq.ko, which modpost must refuse for the
-# namespace, and against those of a plain timeq.ko, which it must take.
-mismatch() {	# mismatch KDIR RELEASE
+# struct timeq_node has one layout in every build: a TIMEQ_DEBUG=y timeq.ko
+# keeps its insertion numbers in a table of its own (module/queue.h), and
+# exports into the same namespace. The flowtrack sample, built without
+# TIMEQ_DEBUG, must link against the symbols of a TIMEQ_DEBUG=y timeq.ko
+# and against those of a plain one, with nothing said.
+one_layout() {	# one_layout KDIR RELEASE
 	local dbg=$top/build/module-debug-ns-$2 work=$top/build/module-mismatch-$2
-	local plain=$top/build/module-$2 said
+	local plain=$top/build/module-$2 said symbols
 
 	"$top/tools/testing/build-module.sh" "$1" "$dbg" TIMEQ_DEBUG=y >/dev/null ||
 		{ echo "#   the TIMEQ_DEBUG=y build failed"; return 1; }
@@ -75,30 +74,26 @@ mismatch() {	# mismatch KDIR RELEASE
 	ccflags-y := -I$(src)/include -include $(src)/module/compat.h \
 		     -D'pr_fmt(fmt)=KBUILD_MODNAME ": " fmt'
 	EOF
-	said=$(make -s -C "$1" M="$work" KBUILD_EXTRA_SYMBOLS="$dbg/Module.symvers" \
-		modules 2>&1)
-	if ! grep -q 'from namespace TIMEQ_DEBUG, but does not import it' <<<"$said"; then
-		echo "#   against the TIMEQ_DEBUG=y symbols it was not refused for the namespace:"
-		printf '%s\n' "$said" | head -n 5 | sed 's/^/#   /'
-		return 1
-	fi
-	make -s -C "$1" M="$work" clean >/dev/null 2>&1
-	said=$(make -s -C "$1" M="$work" KBUILD_EXTRA_SYMBOLS="$plain/Module.symvers" \
-		modules 2>&1 | grep -v '^Skipping BTF generation')
-	if [ -n "$said" ] || [ ! -f "$work/timeq_flowtrack.ko" ]; then
-		echo "#   against the plain symbols it did not link:"
-		printf '%s\n' "$said" | head -n 5 | sed 's/^/#   /'
-		return 1
-	fi
+	for symbols in "$dbg" "$plain"; do
+		make -s -C "$1" M="$work" clean >/dev/null 2>&1
+		said=$(make -s -C "$1" M="$work" \
+			KBUILD_EXTRA_SYMBOLS="$symbols/Module.symvers" \
+			modules 2>&1 | grep -v '^Skipping BTF generation')
+		if [ -n "$said" ] || [ ! -f "$work/timeq_flowtrack.ko" ]; then
+			echo "#   against the symbols of $symbols it did not link clean:"
+			printf '%s\n' "$said" | head -n 5 | sed 's/^/#   /'
+			return 1
+		fi
+	done
 }
 
 release=$(release_of linux-headers-6.12-amd64)
 n=$((n + 1))
-if said=$(mismatch "/usr/src/linux-headers-$release" "$release"); then
-	echo "ok $n - a module built without TIMEQ_DEBUG is refused against a TIMEQ_DEBUG=y timeq.ko ($release), taken against a plain one"
+if said=$(one_layout "/usr/src/linux-headers-$release" "$release"); then
+	echo "ok $n - a module built without TIMEQ_DEBUG links against a TIMEQ_DEBUG=y timeq.ko ($release) and a plain one"
 else
 	printf '%s\n' "$said"
-	echo "not ok $n - the node layouts of TIMEQ_DEBUG and plain builds are told apart at link time"
+	echo "not ok $n - one node layout and one namespace for TIMEQ_DEBUG and plain builds"
 	failed=1
 fi
 echo "1..$n"

@@ -85,6 +85,8 @@ void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 
 	w->clocked = clocked;
 	w->horizon = horizon;
+	/* Insertion numbers for the oracles and timeq_check(): queue.h. */
+	tq_fifo_nodes = XW_TIMERS + XW_NODES;
 	if (clocked) {
 		w->gran = 10;
 		xp_clock_set(now * w->gran);
@@ -394,9 +396,7 @@ static void xw_fire(struct timeq_timer *timer)
 	struct xw *w = t->w;
 	u64 time = timer->node.time, seq = 0;
 
-#ifdef TIMEQ_DEBUG_FIFO
-	seq = timer->node.seq;
-#endif
+	tq_fifo_seq(w->q, &timer->node, &seq);
 	if (t->exact) {
 		if (xp_clock_ns < time * w->gran)
 			xw_fail("%s expired early: its time is %llu ns, the clock %llu ns",
@@ -456,9 +456,7 @@ void xw_drain_plain(struct xw *w, unsigned long want)
 	while ((node = timeq_delete_min(w->q))) {
 		u64 seq = 0;
 
-#ifdef TIMEQ_DEBUG_FIFO
-		seq = node->seq;
-#endif
+		tq_fifo_seq(w->q, node, &seq);
 		if (n && (node->time < last_time ||
 			  (node->time == last_time && seq <= last_seq)))
 			xw_fail("delete_min gave time %llu (insertion %llu) after %llu (insertion %llu)",

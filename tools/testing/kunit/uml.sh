@@ -169,8 +169,9 @@ config TIMEQ_DEBUG
 	bool "timeq: insertion numbers that prove FIFO order"
 	depends on TIMEQ
 	help
-	  The TIMEQ_DEBUG=y of the out-of-tree build: every node has an
-	  insertion number, and timeq_check() proves FIFO order with it.
+	  The TIMEQ_DEBUG=y of the out-of-tree build: the queues of the
+	  KUnit suites keep each node's insertion number, and
+	  timeq_check() proves FIFO order with them.
 
 config TIMEQ_KUNIT_TEST
 	tristate "KUnit tests for timeq" if !KUNIT_ALL_TESTS

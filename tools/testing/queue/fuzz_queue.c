@@ -32,6 +32,11 @@ static void fuzz_pick_shapes(void)
 	for (i = 0; i < diff_nshapes && fuzz_nshapes < ARRAY_SIZE(fuzz_shapes); i++)
 		if (diff_shapes[i].horizon <= FUZZ_MAX_HORIZON)
 			fuzz_shapes[fuzz_nshapes++] = &diff_shapes[i];
+#ifdef TIMEQ_DEBUG_FIFO
+	/* Insertion numbers (module/queue.h) for every node of a shape. */
+	for (i = 0; i < fuzz_nshapes; i++)
+		tq_fifo_nodes = max(tq_fifo_nodes, fuzz_shapes[i]->nids);
+#endif
 }
 
 #define MAX_OPS 4096

@@ -100,6 +100,7 @@ static void white_cond_resched(void)
 #include "../../../module/fast.c"
 #include "../../../module/handoff.c"
 #include "../../../module/clock.h"
+#include "fifo.h"
 
 /* --- fixtures --- */
 
@@ -1832,6 +1833,8 @@ static struct kunit_case white_test_cases[] = {
 static struct kunit_suite white_test_suite = {
 	.name = "timeq_paths_white",
 	.test_cases = white_test_cases,
+	.suite_init = fifo_suite_init,
+	.suite_exit = fifo_suite_exit,
 };
 
 kunit_test_suite(white_test_suite);

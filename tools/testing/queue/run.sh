@@ -6,7 +6,7 @@
 #   run.sh san [A]    the full differential run and directed tests, ASan+UBSan;
 #                     A, test_queue's own arguments (--quick: a short run)
 #   run.sh valgrind   a shorter run of the same under valgrind memcheck, with
-#                     the production node layout (no TIMEQ_DEBUG_FIFO)
+#                     a production build (no TIMEQ_DEBUG_FIFO)
 #   run.sh m32        the same run, shorter, built for i386 (32-bit words)
 #   run.sh fuzz [S]   libFuzzer for S seconds (default 60) from corpus/
 #   run.sh tsan       module/paths.c, fast.c and handoff.c: fast and slow

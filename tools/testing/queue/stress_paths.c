@@ -652,6 +652,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+#ifdef TIMEQ_DEBUG_FIFO
+	/* Insertion numbers for tq_check() (module/queue.h): every queue's. */
+	tq_fifo_nodes = s.ntimers + C_FAST_TIMERS + C_OWNED + L_FAR + 1;
+#endif
 	if (!nfast || !s.ntimers)
 		return 2;
 

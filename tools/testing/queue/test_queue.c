@@ -14,11 +14,10 @@
 #include <kunit/test.h>
 
 #include "../../../module/queue.h"
+#include "fifo.h"
 #include "repro.h"
 
-#ifndef TIMEQ_DEBUG_FIFO
 static_assert(sizeof(struct timeq_node) <= 32, "the node is at most 32 bytes");
-#endif
 
 static unsigned int tap_count, tap_failed;
 
@@ -204,6 +203,9 @@ int main(int argc, char **argv)
 	size_t nops = 20000;
 	int i;
 
+#ifdef TIMEQ_DEBUG_FIFO
+	tq_fifo_nodes = FIFO_NODES;
+#endif
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			seeds = 3;

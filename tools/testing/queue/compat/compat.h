@@ -102,6 +102,37 @@ static inline bool is_power_of_2(unsigned long n)
 	return n && !(n & (n - 1));
 }
 
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return 1UL << order_base_2(n);
+}
+
+/* <linux/overflow.h>, without the overflow check */
+#define struct_size(p, member, n) \
+	(sizeof(*(p)) + sizeof((p)->member[0]) * (n))
+
+/* <linux/hash.h> */
+#define GOLDEN_RATIO_64	0x61C8864680B583EBULL
+static inline unsigned int hash_64(unsigned long long val, unsigned int bits)
+{
+	return val * GOLDEN_RATIO_64 >> (64 - bits);
+}
+
+static inline unsigned int hash_ptr(const void *ptr, unsigned int bits)
+{
+	return hash_64((unsigned long)ptr, bits);
+}
+
+/*
+ * <linux/atomic.h>'s try_cmpxchg(), for the table of insertion numbers of
+ * TIMEQ_DEBUG_FIFO builds (module/queue.c) alone: under the explorer it is
+ * not a scheduling point, since that table is the tests' witness, not
+ * code under test, and must not change the schedules they explore.
+ */
+#define try_cmpxchg(ptr, oldp, new)					\
+	__atomic_compare_exchange_n(ptr, oldp, new, false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+
 /* <linux/err.h> */
 #define MAX_ERRNO	4095
 static inline void *ERR_PTR(long error)

@@ -121,6 +121,11 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 	const void *param;
 	bool ok;
 
+	if (suite->suite_init && suite->suite_init(suite)) {
+		snprintf(name, sizeof(name), "%s.suite_init", suite->name);
+		report(false, name);
+		return 1;
+	}
 	for (c = suite->test_cases; c->run_case; c++) {
 		if (compat_kunit_skipped(c->name)) {
 			snprintf(name, sizeof(name),
@@ -146,6 +151,8 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 			failed += !ok;
 		}
 	}
+	if (suite->suite_exit)
+		suite->suite_exit(suite);
 	return failed;
 }
 

@@ -40,6 +40,8 @@ struct kunit_case {
 struct kunit_suite {
 	const char name[256];
 	struct kunit_case *test_cases;
+	int (*suite_init)(struct kunit_suite *suite);
+	void (*suite_exit)(struct kunit_suite *suite);
 };
 
 #define KUNIT_CASE(fn)			{ .run_case = fn, .name = #fn }
