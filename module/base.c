@@ -21,6 +21,18 @@
 #include "queue.h"
 #include "stats.h"
 
+/*
+ * A base is a kmalloc-1k object where locks are plain: without lock
+ * debugging, PREEMPT_RT's sleeping spinlocks or a test build's table of
+ * insertion numbers (queue.h). struct timeq's regions are laid out for it.
+ */
+#if defined(__KERNEL__) && !IS_ENABLED(CONFIG_PREEMPT_RT) && \
+	!IS_ENABLED(CONFIG_DEBUG_SPINLOCK) && !IS_ENABLED(CONFIG_LOCKDEP) && \
+	!IS_ENABLED(CONFIG_DEBUG_MUTEXES) && !defined(TIMEQ_DEBUG_FIFO)
+static_assert(sizeof(struct timeq_base) <= 1024,
+	      "a timer base fits in a kmalloc-1k object");
+#endif
+
 /**
  * timeq_base_create - a timer base, which expires its timers itself
  * @granularity: nanoseconds per tick, at least 1

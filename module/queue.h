@@ -147,8 +147,6 @@ struct timeq {
 	u64			pend_bucket;
 	unsigned long		budget;
 	unsigned long		visits;
-	unsigned long		max_visits;
-	unsigned long		total_visits;
 
 	/* Each spread array on lines of its own: roles move between them. */
 	struct timeq_spread	spreads[3] ____cacheline_aligned_in_smp;
@@ -158,7 +156,12 @@ struct timeq {
 	struct irq_work		kick;
 	struct work_struct	work;
 
-	/* Set at creation, for the registry (module/stats.c). */
+	/*
+	 * Cold: the slow side's totals, at each unlock (module/paths.c);
+	 * set at creation, for the registry (module/stats.c).
+	 */
+	unsigned long		max_visits;
+	unsigned long		total_visits;
 	u64			id;
 	struct list_head	registry;
 #ifdef TIMEQ_DEBUG_FIFO
