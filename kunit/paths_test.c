@@ -1699,6 +1699,7 @@ static void paths_test_store_vs_callback(struct kunit *test)
 #define STRESS_BATCH	32
 #define STRESS_FAST	1000000UL	/* fast-path calls, at least */
 #define STRESS_SECONDS	240
+#define STRESS_REPLACED	(8 * STRESS_TIMERS)	/* timers replaced, at most */
 
 struct stress;
 
@@ -1914,8 +1915,15 @@ static void paths_test_stress(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	s->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->cpu);
+#ifdef TIMEQ_DEBUG_FIFO
+	/* A number for each timer ever linked: a new one has a new address. */
+	tq_fifo_nodes = STRESS_TIMERS + STRESS_REPLACED + STRESS_GROUP;
+#endif
 	s->base =
 		timeq_base_create(CLOCK_GRAN, CLOCK_HORIZON, 0, 0, GFP_KERNEL);
+#ifdef TIMEQ_DEBUG_FIFO
+	tq_fifo_nodes = FIFO_NODES;
+#endif
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s->base);
 	s->q = tq_base_queue(s->base);
 	for (i = 0; i < STRESS_TIMERS; i++) {
@@ -1964,6 +1972,8 @@ static void paths_test_stress(struct kunit *test)
 			checks++;
 			break;
 		default:
+			if (replaced >= STRESS_REPLACED)
+				break;
 			if (stress_replace(s, i - i % STRESS_GROUP, r & 1)) {
 				KUNIT_FAIL(test, "out of memory");
 				goto stop;

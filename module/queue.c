@@ -371,7 +371,9 @@ static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
  * way, by a compare-and-exchange; a node is linked by one path at a time,
  * under a lock that timeq_check() takes too, so its number is written and
  * read plainly. A node is looked for in at most TQ_FIFO_PROBES slots, and
- * the table has twice the slots of the nodes it is sized for.
+ * the table has at least twice the slots of the nodes it is sized for: an
+ * entry stays when its node leaves, so those are the nodes linked over the
+ * queue's life.
  */
 #define TQ_FIFO_PROBES	64
 
@@ -405,8 +407,8 @@ static int tq_fifo_init(struct timeq *q, gfp_t gfp)
 }
 
 /*
- * @node's slot, claimed for it if @claim, or NULL. Without @claim, with a
- * lock of the queue held or nothing linking.
+ * @node's slot, claimed for it if @claim, or NULL. Without @claim, with
+ * every lock of the queue held (tq_lock()), or nothing linking in it.
  */
 static struct tq_fifo_slot *
 tq_fifo_find(const struct timeq *q, const struct timeq_node *node, bool claim)
@@ -426,6 +428,12 @@ tq_fifo_find(const struct timeq *q, const struct timeq_node *node, bool claim)
 			break;
 	}
 	return NULL;
+}
+
+static void tq_fifo_free(struct timeq *q)
+{
+	kvfree(q->fifo);
+	q->fifo = NULL;
 }
 
 /* Give @node, being linked, the next insertion number. */
@@ -449,7 +457,8 @@ static void tq_fifo_stamp(struct timeq *q, const struct timeq_node *node)
  * @node:	a node linked in @q, or one that was
  * @seq:	where to store it
  *
- * Context: with a lock of @q held, or nothing linking in @q.
+ * Context: with every lock of @q held (tq_lock()), or nothing linking in
+ * @q.
  * Return: whether @q keeps the numbers and has one for @node.
  */
 bool tq_fifo_seq(const struct timeq *q, const struct timeq_node *node, u64 *seq)
@@ -466,6 +475,7 @@ bool tq_fifo_seq(const struct timeq *q, const struct timeq_node *node, u64 *seq)
 EXPORT_SYMBOL_IF_KUNIT(tq_fifo_seq);
 #else
 #define tq_fifo_init(q, gfp)	((void)(q), (void)(gfp), 0)
+#define tq_fifo_free(q)		((void)(q))
 #define tq_fifo_stamp(q, node)	((void)(q), (void)(node))
 #endif
 
@@ -860,9 +870,13 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	ndelta = 1UL << delta_shift;
 	nbucket = 1UL << buckets_shift;
 	n = nbucket + TQ_SPREADS * ndelta;
-	lists = kvzalloc(__timeq_lists_size(delta_shift, buckets_shift), gfp);
-	if (!lists)
+	if (tq_fifo_init(q, gfp))
 		return -ENOMEM;
+	lists = kvzalloc(__timeq_lists_size(delta_shift, buckets_shift), gfp);
+	if (!lists) {
+		tq_fifo_free(q);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		INIT_LIST_HEAD(&lists[i]);
 
@@ -886,10 +900,6 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	q->buckets_shift = buckets_shift;
 	q->min_time = U64_MAX;
 	q->budget = TIMEQ_STEP;
-	if (tq_fifo_init(q, gfp)) {
-		kvfree(lists);
-		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -935,10 +945,7 @@ void __timeq_free(struct timeq *q)
 {
 	kvfree(q->buckets);
 	q->buckets = NULL;
-#ifdef TIMEQ_DEBUG_FIFO
-	kvfree(q->fifo);
-	q->fifo = NULL;
-#endif
+	tq_fifo_free(q);
 }
 
 /*
@@ -1356,8 +1363,9 @@ static int tq_check_array(const struct timeq *q, enum tq_array array,
  * Verify every invariant: each node's owner and tag, window, list and
  * position, the links, the counts, the bitmaps at every level, I4, I5, the
  * cached minimum and, for a queue that keeps insertion numbers (queue.h),
- * insertion order within each list. O(N + delta + M). Returns 0, or -EUCLEAN with a description in
- * @buf; -EBUSY if work is pending (then the queue is between steps).
+ * insertion order within each list. O(N + delta + M). Returns 0, or
+ * -EUCLEAN with a description in @buf; -EBUSY if work is pending (then the
+ * queue is between steps).
  */
 int __timeq_check(const struct timeq *q, char *buf, size_t len)
 {

@@ -360,11 +360,11 @@ static inline u64 tq_debug_next(atomic64_t *counter)
  * made while tq_fifo_nodes is not 0 (tests set it) keeps, beside its
  * lists, each node's insertion number, the value of @seq when the node was
  * last linked: a table of its own, keyed by the node's address, with room
- * for tq_fifo_nodes nodes, allocated when the queue is. Nothing is
- * allocated when a node is linked; a node the table has no room for marks
- * it full, and timeq_check() then fails rather than prove less. An entry
- * outlives its node's stay in the queue, so a test may read the number
- * of a node just removed (tq_fifo_seq()).
+ * for tq_fifo_nodes nodes linked over the queue's life (an entry outlives
+ * its node's stay), allocated when the queue is. Nothing is allocated
+ * when a node is linked; a node the table has no room for marks it full,
+ * and timeq_check() then fails rather than prove less. A test may read
+ * the number of a node just removed (tq_fifo_seq()).
  */
 extern unsigned long tq_fifo_nodes;
 bool tq_fifo_seq(const struct timeq *q, const struct timeq_node *node,

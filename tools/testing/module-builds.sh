@@ -7,8 +7,8 @@
 # prints fails that build (build-module.sh). Installs the headers when
 # missing. Each build happens in its own copy of the sources under
 # build/module-<release>, where the stock-kernel boots find the modules.
-# Then checks that a debug build's layout cannot be mixed with a plain one
-# (mismatch below). Prints TAP.
+# Then checks that a module built without TIMEQ_DEBUG links against a
+# TIMEQ_DEBUG=y timeq.ko (one_layout below). Prints TAP.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -59,7 +59,7 @@ done
 # TIMEQ_DEBUG, must link against the symbols of a TIMEQ_DEBUG=y timeq.ko
 # and against those of a plain one, with nothing said.
 one_layout() {	# one_layout KDIR RELEASE
-	local dbg=$top/build/module-debug-ns-$2 work=$top/build/module-mismatch-$2
+	local dbg=$top/build/module-debug-$2 work=$top/build/module-one-layout-$2
 	local plain=$top/build/module-$2 said symbols
 
 	"$top/tools/testing/build-module.sh" "$1" "$dbg" TIMEQ_DEBUG=y >/dev/null ||

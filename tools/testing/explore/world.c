@@ -396,7 +396,8 @@ static void xw_fire(struct timeq_timer *timer)
 	struct xw *w = t->w;
 	u64 time = timer->node.time, seq = 0;
 
-	tq_fifo_seq(w->q, &timer->node, &seq);
+	if (!tq_fifo_seq(w->q, &timer->node, &seq))
+		xw_fail("%s expired with no insertion number", t->name);
 	if (t->exact) {
 		if (xp_clock_ns < time * w->gran)
 			xw_fail("%s expired early: its time is %llu ns, the clock %llu ns",
@@ -456,7 +457,8 @@ void xw_drain_plain(struct xw *w, unsigned long want)
 	while ((node = timeq_delete_min(w->q))) {
 		u64 seq = 0;
 
-		tq_fifo_seq(w->q, node, &seq);
+		if (!tq_fifo_seq(w->q, node, &seq))
+			xw_fail("delete_min gave a node with no insertion number");
 		if (n && (node->time < last_time ||
 			  (node->time == last_time && seq <= last_seq)))
 			xw_fail("delete_min gave time %llu (insertion %llu) after %llu (insertion %llu)",
