@@ -121,6 +121,33 @@
 #include "queue.h"
 #include "trace/timeq.h"
 
+/* --- the slow side's workqueue --- */
+
+/*
+ * The slow path of every queue, one work item per queue. Unbound: a run
+ * applies hand-offs, expires up to a budget of timers and runs callbacks
+ * that may sleep, and the softirq that queued it (the fast path's CPU)
+ * should not also pay for that, so the scheduler may place it on any idle
+ * CPU. Its own workqueue rather than system_unbound_wq: slow callbacks do
+ * not hold up unrelated system work, and unloading drains it. Not
+ * WQ_MEM_RECLAIM: no memory reclaim waits on a timer queue. A work item
+ * never runs on two CPUs at once, which is what serialises a queue's
+ * expiry.
+ */
+struct workqueue_struct *timeq_wq;
+
+/* The workqueue's life, the module's (main.c). */
+int tq_wq_init(void)
+{
+	timeq_wq = alloc_workqueue("timeq", WQ_UNBOUND, 0);
+	return timeq_wq ? 0 : -ENOMEM;
+}
+
+void tq_wq_exit(void)
+{
+	destroy_workqueue(timeq_wq);
+}
+
 /* Nodes one lock hold of timeq_del_less_than() removes without a callback. */
 #define TQ_BATCH	TIMEQ_HOLD
 

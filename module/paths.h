@@ -13,8 +13,10 @@
 
 #include "queue.h"
 
-/* The module's workqueue, which runs every queue's slow path (main.c). */
+/* The workqueue that runs every queue's slow path (paths.c). */
 extern struct workqueue_struct *timeq_wq;
+int tq_wq_init(void);
+void tq_wq_exit(void);
 
 void tq_lock(struct timeq *q)
 	__acquires(&q->head_lock) __acquires(&q->head2_lock)

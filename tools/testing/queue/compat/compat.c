@@ -10,7 +10,6 @@
 
 long compat_allocations;
 long compat_fail_countdown;
-struct workqueue_struct *timeq_wq;
 
 /*
  * Zeroed memory, 64-byte aligned: struct timeq's lock regions are
