@@ -113,17 +113,17 @@ static void queue_test_create_shapes(struct kunit *test)
 	 * wider than the count or a square calendar.
 	 */
 	for (n = 1; n <= 1 << 24; n <<= 3) {
-		err = timeq_tune_shape(h, n, 1 << 19, &ds, &bs);
+		err = __timeq_tune(h, n, 1 << 19, &ds, &bs);
 		cap = max(10, order_base_2(n));
 		KUNIT_ASSERT_EQ(test, err, 0);
 		KUNIT_EXPECT_EQ(test, ds + bs, 20);
 		KUNIT_EXPECT_LE(test, ds, cap);
 	}
-	err = timeq_tune_shape(0, 1, 1, &ds, &bs);
+	err = __timeq_tune(0, 1, 1, &ds, &bs);
 	KUNIT_EXPECT_EQ(test, err, -1);
-	err = timeq_tune_shape(top + 1, 1, 1, &ds, &bs);
+	err = __timeq_tune(top + 1, 1, 1, &ds, &bs);
 	KUNIT_EXPECT_EQ(test, err, -1);
-	err = timeq_tune_shape(top, 1, 1, &ds, &bs);
+	err = __timeq_tune(top, 1, 1, &ds, &bs);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, ds, 20);
 	KUNIT_EXPECT_EQ(test, bs, 20);
@@ -662,16 +662,16 @@ static void queue_test_bitmap(struct kunit *test)
 	unsigned long *mem, *end;
 	u64 rng = nbits;
 
-	mem = kunit_kcalloc(test, timeq_bitmap_words(nbits), sizeof(*mem),
+	mem = kunit_kcalloc(test, tq_bitmap_words(nbits), sizeof(*mem),
 			    GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem);
-	end = timeq_bitmap_init(&map, mem, nbits);
-	KUNIT_EXPECT_EQ(test, end - mem, timeq_bitmap_words(nbits));
+	end = tq_bitmap_init(&map, mem, nbits);
+	KUNIT_EXPECT_EQ(test, end - mem, tq_bitmap_words(nbits));
 	for (i = 1; i < nbits; i *= BITS_PER_LONG)
 		levels++;
 	KUNIT_EXPECT_EQ(test, map.levels, levels ? levels : 1);
 	KUNIT_EXPECT_EQ(test, map.words[map.levels - 1], 1);
-	KUNIT_EXPECT_EQ(test, timeq_bitmap_next(&map, 0), TIMEQ_NONE);
+	KUNIT_EXPECT_EQ(test, tq_bitmap_next(&map, 0), TIMEQ_NONE);
 
 	for (step = 0; step < 3000; step++) {
 		/* Mostly near a multiple of a word or of a word of words. */
@@ -695,12 +695,12 @@ static void queue_test_bitmap(struct kunit *test)
 		for (i = 0; i < nset && set[i] < bit; i++)
 			;
 		if (i < nset && set[i] == bit) {
-			timeq_bitmap_clear(&map, bit);
+			tq_bitmap_clear(&map, bit);
 			for (j = i; j + 1 < nset; j++)
 				set[j] = set[j + 1];
 			nset--;
 		} else if (nset < BITMAP_SET_MAX) {
-			timeq_bitmap_set(&map, bit);
+			tq_bitmap_set(&map, bit);
 			for (j = nset; j > i; j--)
 				set[j] = set[j - 1];
 			set[i] = bit;
@@ -715,7 +715,8 @@ static void queue_test_bitmap(struct kunit *test)
 			for (i = 0; i < nset && set[i] < from; i++)
 				;
 			want = i < nset ? set[i] : TIMEQ_NONE;
-			KUNIT_ASSERT_EQ_MSG(test, timeq_bitmap_next(&map, from), want,
+			KUNIT_ASSERT_EQ_MSG(test, tq_bitmap_next(&map, from),
+					    want,
 					    "%lu lists, from %lu, step %u",
 					    nbits, from, step);
 		}

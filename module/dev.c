@@ -5,7 +5,7 @@
  * The ABI, and the errno of every failure, is in include/uapi/linux/timeq.h.
  * This file maps it onto the in-kernel API:
  *
- *  - A file (struct timeq_file) owns one queue, made by TIMEQ_CONFIGURE:
+ *  - A file (struct tq_dev_file) owns one queue, made by TIMEQ_CONFIGURE:
  *    timeq_create() for the manual clock, timeq_base_create() for
  *    CLOCK_MONOTONIC. Its elements (struct tq_dev_element) are timers, each
  *    with the caller's cookie, allocated from a kmem_cache made with
@@ -53,7 +53,7 @@
  * each operation's result before applying it, and stops at the first
  * entry it cannot read or write.
  *
- * Per-user limits: each configured file is charged to a struct timeq_user
+ * Per-user limits: each configured file is charged to a struct tq_dev_user
  * of the configuring task's effective uid, found in a small hash table,
  * which counts the user's configured files and its elements. The kernel's
  * ucounts (as inotify uses them) cannot be used from a module: their types
@@ -139,13 +139,13 @@ MODULE_PARM_DESC(max_user_elements,
 #define TQ_SIZE_MAX	4096
 
 /**
- * struct timeq_user - what one user holds through /dev/timeq
+ * struct tq_dev_user - what one user holds through /dev/timeq
  * @node:	in timeq_users, by @uid
  * @uid:	the user
  * @files:	its configured files; it is freed when the last one closes
  * @elements:	its elements, queued or unread, over all those files
  */
-struct timeq_user {
+struct tq_dev_user {
 	struct hlist_node	node;
 	kuid_t			uid;
 	unsigned int		files;		/* under timeq_users_lock */
@@ -153,7 +153,7 @@ struct timeq_user {
 };
 
 /**
- * struct timeq_file - the state of one open /dev/timeq
+ * struct tq_dev_file - the state of one open /dev/timeq
  * @mutex:	serialises commands, read() and @elems
  * @q:		the queue, or NULL until TIMEQ_CONFIGURE
  * @base:	the timer base whose queue @q is, on the monotonic clock;
@@ -174,11 +174,11 @@ struct timeq_user {
  * @expired:	elements that became events so far
  * @wait:	readers and pollers wait here for an event
  */
-struct timeq_file {
+struct tq_dev_file {
 	struct mutex		mutex;		/* commands, read(), elems */
 	struct timeq		*q;
 	struct timeq_base	*base;
-	struct timeq_user	*user;
+	struct tq_dev_user	*user;
 	u32			clockid;
 	u64			horizon;
 	u32			cap;
@@ -206,7 +206,7 @@ struct timeq_file {
  */
 struct tq_dev_element {
 	struct timeq_timer	timer;
-	struct timeq_file	*file;
+	struct tq_dev_file	*file;
 	u64			cookie;
 	u32			index;
 	u32			gen;
@@ -215,19 +215,19 @@ struct tq_dev_element {
 };
 
 /**
- * struct timeq_ioctl_op - a command of the ioctl
+ * struct tq_dev_ioctl_op - a command of the ioctl
  * @size:	the size of its structure as this kernel knows it
  * @min_size:	the size of the structure's first version
  * @ioctl_num:	the command's number, as userspace passes it
  * @configured:	refused with EBADFD until the file is configured
  * @execute:	the command; its structure has been read whole
  */
-struct timeq_ioctl_op {
+struct tq_dev_ioctl_op {
 	unsigned int size;
 	unsigned int min_size;
 	unsigned int ioctl_num;
 	bool configured;
-	long (*execute)(struct timeq_file *f, void *arg, void __user *uarg,
+	long (*execute)(struct tq_dev_file *f, void *arg, void __user *uarg,
 			u32 usize);
 };
 
@@ -239,9 +239,9 @@ static DEFINE_MUTEX(timeq_users_lock);
  * The user of @uid with one more configured file: ERR_PTR(-EMFILE) at
  * max_user_files, ERR_PTR(-ENOMEM) if its record cannot be had.
  */
-static struct timeq_user *tq_dev_user_get(kuid_t uid)
+static struct tq_dev_user *tq_dev_user_get(kuid_t uid)
 {
-	struct timeq_user *user;
+	struct tq_dev_user *user;
 
 	mutex_lock(&timeq_users_lock);
 	hash_for_each_possible(timeq_users, user, node, __kuid_val(uid))
@@ -270,7 +270,7 @@ out:
 	return user;
 }
 
-static void tq_dev_user_put(struct timeq_user *user)
+static void tq_dev_user_put(struct tq_dev_user *user)
 {
 	mutex_lock(&timeq_users_lock);
 	if (!--user->files) {
@@ -282,7 +282,7 @@ static void tq_dev_user_put(struct timeq_user *user)
 }
 
 /* Count one more element for @user, unless it is at max_user_elements. */
-static bool tq_dev_user_charge(struct timeq_user *user)
+static bool tq_dev_user_charge(struct tq_dev_user *user)
 {
 	long n = atomic_long_read(&user->elements);
 
@@ -293,7 +293,7 @@ static bool tq_dev_user_charge(struct timeq_user *user)
 	return true;
 }
 
-static void tq_dev_user_uncharge(struct timeq_user *user, long n)
+static void tq_dev_user_uncharge(struct tq_dev_user *user, long n)
 {
 	atomic_long_sub(n, &user->elements);
 }
@@ -304,7 +304,7 @@ static u64 tq_dev_handle(const struct tq_dev_element *elem)
 }
 
 /* The queued element @handle names, or NULL. */
-static struct tq_dev_element *tq_dev_lookup(struct timeq_file *f, u64 handle)
+static struct tq_dev_element *tq_dev_lookup(struct tq_dev_file *f, u64 handle)
 {
 	struct tq_dev_element *elem = xa_load(&f->elems, (u32)handle);
 
@@ -315,7 +315,7 @@ static struct tq_dev_element *tq_dev_lookup(struct timeq_file *f, u64 handle)
 }
 
 /* Free an element that has left the queue for good. */
-static void tq_dev_free(struct timeq_file *f, struct tq_dev_element *elem)
+static void tq_dev_free(struct tq_dev_file *f, struct tq_dev_element *elem)
 {
 	xa_erase(&f->elems, elem->index);
 	kmem_cache_free(tq_dev_element_cache, elem);
@@ -326,7 +326,7 @@ static void tq_dev_free(struct timeq_file *f, struct tq_dev_element *elem)
 /* An element expired: make it an event. */
 static void tq_dev_expired(struct tq_dev_element *elem)
 {
-	struct timeq_file *f = elem->file;
+	struct tq_dev_file *f = elem->file;
 
 	spin_lock(&f->lock);
 	WRITE_ONCE(elem->expired, true);
@@ -343,7 +343,7 @@ static void tq_dev_expired(struct tq_dev_element *elem)
  * returned (timeq_delete_sync()), and no read() can have taken the event,
  * as the caller holds the mutex.
  */
-static void tq_dev_unexpire(struct timeq_file *f, struct tq_dev_element *elem)
+static void tq_dev_unexpire(struct tq_dev_file *f, struct tq_dev_element *elem)
 {
 	lockdep_assert_held(&f->mutex);
 	spin_lock(&f->lock);
@@ -381,7 +381,7 @@ static void tq_dev_expire_fn(struct timeq_node *node, void *arg)
  * so what passes here stays in the window until the caller applies it.
  * Return: 0 or -ERANGE.
  */
-static int tq_dev_time(struct timeq_file *f, u64 *time)
+static int tq_dev_time(struct tq_dev_file *f, u64 *time)
 {
 	u64 now;
 
@@ -403,7 +403,7 @@ static int tq_dev_time(struct timeq_file *f, u64 *time)
  * The element has its handle and its memory, and is charged; it is not
  * queued. tq_dev_insert_apply() queues it, tq_dev_insert_abort() drops it.
  */
-static int tq_dev_insert_prepare(struct timeq_file *f, u64 *time, u64 cookie,
+static int tq_dev_insert_prepare(struct tq_dev_file *f, u64 *time, u64 cookie,
 				 struct tq_dev_element **out)
 {
 	struct tq_dev_element *elem;
@@ -442,7 +442,7 @@ err_uncharge:
  * writes it before the result): its generation is used up, so that the
  * next insert, which may take the same slot, has another handle.
  */
-static void tq_dev_insert_abort(struct timeq_file *f,
+static void tq_dev_insert_abort(struct tq_dev_file *f,
 				struct tq_dev_element *elem)
 {
 	f->gen = elem->gen;
@@ -451,7 +451,7 @@ static void tq_dev_insert_abort(struct timeq_file *f,
 	tq_dev_user_uncharge(f->user, 1);
 }
 
-static void tq_dev_insert_apply(struct timeq_file *f,
+static void tq_dev_insert_apply(struct tq_dev_file *f,
 				struct tq_dev_element *elem, u64 time)
 {
 	int ret;
@@ -468,7 +468,7 @@ static void tq_dev_insert_apply(struct timeq_file *f,
 }
 
 /* Delete a queued element that tq_dev_lookup() found; it cannot fail. */
-static void tq_dev_delete_apply(struct timeq_file *f,
+static void tq_dev_delete_apply(struct tq_dev_file *f,
 				struct tq_dev_element *elem)
 {
 	if (!f->base) {
@@ -484,7 +484,7 @@ static void tq_dev_delete_apply(struct timeq_file *f,
  * Move a queued element that tq_dev_lookup() found to a time tq_dev_time()
  * passed.
  */
-static void tq_dev_update_apply(struct timeq_file *f,
+static void tq_dev_update_apply(struct tq_dev_file *f,
 				struct tq_dev_element *elem, u64 time)
 {
 	int ret;
@@ -504,7 +504,7 @@ static void tq_dev_update_apply(struct timeq_file *f,
 }
 
 /* Check an update of @handle to *@time; on success *@elem is the element. */
-static int tq_dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
+static int tq_dev_update_prepare(struct tq_dev_file *f, u64 handle, u64 *time,
 				 struct tq_dev_element **elem)
 {
 	int ret = tq_dev_time(f, time);
@@ -520,7 +520,7 @@ static int tq_dev_update_prepare(struct timeq_file *f, u64 handle, u64 *time,
  * before anything more is read, then the rest, the way
  * include/uapi/linux/timeq.h says.
  */
-static int tq_dev_copy_in(void *karg, const struct timeq_ioctl_op *ioc,
+static int tq_dev_copy_in(void *karg, const struct tq_dev_ioctl_op *ioc,
 			  void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
@@ -552,14 +552,14 @@ static bool tq_dev_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
-static long tq_dev_configure(struct timeq_file *f, void *karg,
+static long tq_dev_configure(struct tq_dev_file *f, void *karg,
 			     void __user *uarg, u32 usize)
 {
 	struct timeq_configure *arg = karg;
 	u32 cap = arg->max_elements ? arg->max_elements : default_elements;
 	u32 esize = arg->event_size ? arg->event_size : TIMEQ_EVENT_SIZE_VER0;
 	struct timeq_base *base = NULL;
-	struct timeq_user *user;
+	struct tq_dev_user *user;
 	struct timeq *q;
 	int ret;
 
@@ -622,7 +622,7 @@ err_user:
  * tq_dev_op_apply() applies a prepared operation and cannot fail;
  * tq_dev_op_abort() drops one instead.
  */
-static int tq_dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
+static int tq_dev_op_prepare(struct tq_dev_file *f, struct timeq_op *op,
 			     struct tq_dev_element **elem)
 {
 	int ret;
@@ -651,7 +651,7 @@ static int tq_dev_op_prepare(struct timeq_file *f, struct timeq_op *op,
 	}
 }
 
-static void tq_dev_op_apply(struct timeq_file *f, const struct timeq_op *op,
+static void tq_dev_op_apply(struct tq_dev_file *f, const struct timeq_op *op,
 			    struct tq_dev_element *elem)
 {
 	switch (op->op) {
@@ -667,14 +667,14 @@ static void tq_dev_op_apply(struct timeq_file *f, const struct timeq_op *op,
 	}
 }
 
-static void tq_dev_op_abort(struct timeq_file *f, const struct timeq_op *op,
+static void tq_dev_op_abort(struct tq_dev_file *f, const struct timeq_op *op,
 			    struct tq_dev_element *elem)
 {
 	if (op->op == TIMEQ_OP_INSERT)
 		tq_dev_insert_abort(f, elem);
 }
 
-static long tq_dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
+static long tq_dev_insert(struct tq_dev_file *f, void *karg, void __user *uarg,
 			  u32 usize)
 {
 	struct timeq_insert *arg = karg;
@@ -703,7 +703,7 @@ static long tq_dev_insert(struct timeq_file *f, void *karg, void __user *uarg,
 	return 0;
 }
 
-static long tq_dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
+static long tq_dev_delete(struct tq_dev_file *f, void *karg, void __user *uarg,
 			  u32 usize)
 {
 	struct timeq_delete *arg = karg;
@@ -720,7 +720,7 @@ static long tq_dev_delete(struct timeq_file *f, void *karg, void __user *uarg,
 	return 0;
 }
 
-static long tq_dev_update(struct timeq_file *f, void *karg, void __user *uarg,
+static long tq_dev_update(struct tq_dev_file *f, void *karg, void __user *uarg,
 			  u32 usize)
 {
 	struct timeq_update *arg = karg;
@@ -742,7 +742,7 @@ static long tq_dev_update(struct timeq_file *f, void *karg, void __user *uarg,
 }
 
 /* TIMEQ_MIN and TIMEQ_DELETE_MIN: the earliest element, written out. */
-static long tq_dev_min_out(struct timeq_file *f, struct timeq_element *arg,
+static long tq_dev_min_out(struct tq_dev_file *f, struct timeq_element *arg,
 			   void __user *uarg, u32 usize,
 			   struct timeq_node **node)
 {
@@ -773,7 +773,7 @@ static long tq_dev_min_out(struct timeq_file *f, struct timeq_element *arg,
 			       sizeof(*arg), usize);
 }
 
-static long tq_dev_min(struct timeq_file *f, void *karg, void __user *uarg,
+static long tq_dev_min(struct tq_dev_file *f, void *karg, void __user *uarg,
 		       u32 usize)
 {
 	struct timeq_node *node;
@@ -781,7 +781,7 @@ static long tq_dev_min(struct timeq_file *f, void *karg, void __user *uarg,
 	return tq_dev_min_out(f, karg, uarg, usize, &node);
 }
 
-static long tq_dev_delete_min(struct timeq_file *f, void *karg,
+static long tq_dev_delete_min(struct tq_dev_file *f, void *karg,
 			      void __user *uarg, u32 usize)
 {
 	struct timeq_node *node, *removed;
@@ -801,7 +801,7 @@ static long tq_dev_delete_min(struct timeq_file *f, void *karg,
 	return 0;
 }
 
-static long tq_dev_advance(struct timeq_file *f, void *karg, void __user *uarg,
+static long tq_dev_advance(struct tq_dev_file *f, void *karg, void __user *uarg,
 			   u32 usize)
 {
 	struct timeq_advance *arg = karg;
@@ -827,7 +827,7 @@ static void tq_dev_stats_queue(struct timeq_stats *out, struct timeq *q)
 	memcpy(out->lateness, s.counters.lateness, sizeof(out->lateness));
 }
 
-static long tq_dev_stats(struct timeq_file *f, void *karg, void __user *uarg,
+static long tq_dev_stats(struct tq_dev_file *f, void *karg, void __user *uarg,
 			 u32 usize)
 {
 	struct timeq_stats *arg = karg;
@@ -871,7 +871,7 @@ static int tq_dev_op_out(struct timeq_op __user *uop, const struct timeq_op *op)
 	return put_user(op->result, &uop->result);
 }
 
-static long tq_dev_batch(struct timeq_file *f, void *karg, void __user *uarg,
+static long tq_dev_batch(struct tq_dev_file *f, void *karg, void __user *uarg,
 			 u32 usize)
 {
 	struct timeq_batch *arg = karg;
@@ -916,7 +916,7 @@ fault:
 }
 
 /* Every command's structure, large enough for the largest. */
-union timeq_ucmd_buffer {
+union tq_dev_ucmd_buffer {
 	struct timeq_configure	configure;
 	struct timeq_insert	insert;
 	struct timeq_delete	delete;
@@ -935,7 +935,7 @@ union timeq_ucmd_buffer {
 #define IOCTL_OP(_name, _fn, _struct, _last, _configured)		\
 	[TIMEQ_CMD_##_name - TIMEQ_CMD_CONFIGURE] = {			\
 		.size = sizeof(_struct) +				\
-			BUILD_BUG_ON_ZERO(sizeof(union timeq_ucmd_buffer) <	\
+			BUILD_BUG_ON_ZERO(sizeof(union tq_dev_ucmd_buffer) <	\
 					  sizeof(_struct)),		\
 		.min_size = offsetofend(_struct, _last),		\
 		.ioctl_num = TIMEQ_##_name,				\
@@ -943,7 +943,7 @@ union timeq_ucmd_buffer {
 		.execute = _fn,						\
 	}
 
-static const struct timeq_ioctl_op timeq_ioctl_ops[] = {
+static const struct tq_dev_ioctl_op timeq_ioctl_ops[] = {
 	IOCTL_OP(CONFIGURE, tq_dev_configure, struct timeq_configure,
 		 event_size, false),
 	IOCTL_OP(INSERT, tq_dev_insert, struct timeq_insert, handle, true),
@@ -976,10 +976,10 @@ static_assert(offsetofend(struct timeq_batch, __reserved) ==
 
 static long tq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct timeq_file *f = file->private_data;
+	struct tq_dev_file *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	const struct timeq_ioctl_op *ioc;
-	union timeq_ucmd_buffer buf;
+	const struct tq_dev_ioctl_op *ioc;
+	union tq_dev_ucmd_buffer buf;
 	unsigned int nr = _IOC_NR(cmd);
 	u32 usize;
 	long ret;
@@ -1007,7 +1007,7 @@ static ssize_t tq_dev_read(struct file *file, char __user *buf, size_t len,
 			   loff_t *pos)
 {
 	struct timeq_event ev[TQ_READ_MAX];
-	struct timeq_file *f = file->private_data;
+	struct tq_dev_file *f = file->private_data;
 	struct tq_dev_element *elem, *next;
 	size_t esize, n, i = 0, done, fill;
 	LIST_HEAD(taken);
@@ -1074,7 +1074,7 @@ out:
 
 static __poll_t tq_dev_poll(struct file *file, poll_table *wait)
 {
-	struct timeq_file *f = file->private_data;
+	struct tq_dev_file *f = file->private_data;
 
 	poll_wait(file, &f->wait, wait);
 	return READ_ONCE(f->nevents) ? EPOLLIN | EPOLLRDNORM : 0;
@@ -1082,7 +1082,7 @@ static __poll_t tq_dev_poll(struct file *file, poll_table *wait)
 
 static int tq_dev_open(struct inode *inode, struct file *file)
 {
-	struct timeq_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	struct tq_dev_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
 	if (!f)
 		return -ENOMEM;
@@ -1098,7 +1098,7 @@ static int tq_dev_open(struct inode *inode, struct file *file)
 
 static int tq_dev_release(struct inode *inode, struct file *file)
 {
-	struct timeq_file *f = file->private_data;
+	struct tq_dev_file *f = file->private_data;
 	struct tq_dev_element *elem;
 	unsigned long index;
 
@@ -1138,7 +1138,7 @@ static struct miscdevice timeq_misc = {
 	.mode	= 0666,
 };
 
-int timeq_dev_init(void)
+int tq_dev_init(void)
 {
 	unsigned long cost;
 	int ret;
@@ -1167,7 +1167,7 @@ err_cache:
 	return ret;
 }
 
-void timeq_dev_exit(void)
+void tq_dev_exit(void)
 {
 	misc_deregister(&timeq_misc);
 	kmem_cache_destroy(tq_dev_element_cache);

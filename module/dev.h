@@ -3,7 +3,7 @@
 #ifndef _TIMEQ_DEV_H
 #define _TIMEQ_DEV_H
 
-int timeq_dev_init(void);
-void timeq_dev_exit(void);
+int tq_dev_init(void);
+void tq_dev_exit(void);
 
 #endif /* _TIMEQ_DEV_H */

@@ -381,7 +381,7 @@ static void tq_handoff_init(struct timeq *q)
  * @delta * @nbuckets + 1 must be at least @horizon: the window spans the
  * current bucket, which is never a bucket list, and M buckets after it.
  * With one of them given, the other is the least that covers. With both
- * 0, timeq_tune_shape() (module/tune.h) chooses them by the rule of
+ * 0, __timeq_tune() (module/tune.h) chooses them by the rule of
  * Erickson, Ladner and LaMarca from timeq's measured costs; knowing only
  * the horizon, it assumes times spread over the window and as many
  * elements as a square calendar has buckets, which gives that square

@@ -22,7 +22,7 @@ static int __init timeq_init(void)
 	if (ret)
 		return ret;
 	tq_stats_init();
-	ret = timeq_dev_init();
+	ret = tq_dev_init();
 	if (ret)
 		goto err_stats;
 	return 0;
@@ -35,7 +35,7 @@ err_stats:
 
 static void __exit timeq_exit(void)
 {
-	timeq_dev_exit();
+	tq_dev_exit();
 	tq_stats_exit();
 	tq_wq_exit();
 }

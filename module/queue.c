@@ -197,7 +197,7 @@ static_assert(TIMEQ_TUNE_MAX_SHIFT == TIMEQ_MAX_LISTS_SHIFT,
  */
 
 /* Words needed for a bitmap over @nbits lists, all levels together. */
-VISIBLE_IF_KUNIT size_t timeq_bitmap_words(unsigned long nbits)
+VISIBLE_IF_KUNIT size_t tq_bitmap_words(unsigned long nbits)
 {
 	size_t words = 0;
 
@@ -207,12 +207,12 @@ VISIBLE_IF_KUNIT size_t timeq_bitmap_words(unsigned long nbits)
 	} while (nbits > 1);
 	return words;
 }
-EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_words);
+EXPORT_SYMBOL_IF_KUNIT(tq_bitmap_words);
 
 /* Lay a bitmap over @nbits lists out in zeroed @mem; return what follows. */
-VISIBLE_IF_KUNIT unsigned long *timeq_bitmap_init(struct timeq_bitmap *map,
-						  unsigned long *mem,
-						  unsigned long nbits)
+VISIBLE_IF_KUNIT unsigned long *tq_bitmap_init(struct timeq_bitmap *map,
+					       unsigned long *mem,
+					       unsigned long nbits)
 {
 	unsigned int level = 0;
 
@@ -226,9 +226,9 @@ VISIBLE_IF_KUNIT unsigned long *timeq_bitmap_init(struct timeq_bitmap *map,
 	map->levels = level;
 	return mem;
 }
-EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_init);
+EXPORT_SYMBOL_IF_KUNIT(tq_bitmap_init);
 
-VISIBLE_IF_KUNIT void timeq_bitmap_set(struct timeq_bitmap *map, unsigned long bit)
+VISIBLE_IF_KUNIT void tq_bitmap_set(struct timeq_bitmap *map, unsigned long bit)
 {
 	unsigned int level;
 
@@ -242,7 +242,7 @@ VISIBLE_IF_KUNIT void timeq_bitmap_set(struct timeq_bitmap *map, unsigned long b
 		bit /= BITS_PER_LONG;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_set);
+EXPORT_SYMBOL_IF_KUNIT(tq_bitmap_set);
 
 /* Clear the bits above word @bit / BITS_PER_LONG of level 0, now empty. */
 static void tq_bitmap_clear_above(struct timeq_bitmap *map, unsigned long bit)
@@ -277,20 +277,20 @@ static void tq_bitmap_clear_if(struct timeq_bitmap *map, unsigned long bit,
 		tq_bitmap_clear_above(map, bit);
 }
 
-VISIBLE_IF_KUNIT void timeq_bitmap_clear(struct timeq_bitmap *map,
-					 unsigned long bit)
+VISIBLE_IF_KUNIT void tq_bitmap_clear(struct timeq_bitmap *map,
+				      unsigned long bit)
 {
 	tq_bitmap_clear_if(map, bit, 1);
 }
-EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_clear);
+EXPORT_SYMBOL_IF_KUNIT(tq_bitmap_clear);
 
 /*
  * The first set bit at or after @bit, or TIMEQ_NONE. Climbs while the rest
  * of a word is empty, then descends along first set bits: at most
  * 2 * levels word operations.
  */
-VISIBLE_IF_KUNIT unsigned long timeq_bitmap_next(const struct timeq_bitmap *map,
-						 unsigned long bit)
+VISIBLE_IF_KUNIT unsigned long tq_bitmap_next(const struct timeq_bitmap *map,
+					      unsigned long bit)
 {
 	unsigned int level;
 	unsigned long word;
@@ -314,7 +314,7 @@ found:
 		bit = bit * BITS_PER_LONG + __ffs(map->level[level][bit]);
 	return bit;
 }
-EXPORT_SYMBOL_IF_KUNIT(timeq_bitmap_next);
+EXPORT_SYMBOL_IF_KUNIT(tq_bitmap_next);
 
 /* Positions (which list a time belongs to) are in queue.h. */
 
@@ -333,7 +333,7 @@ static void tq_spread_add_tail(struct timeq *q, struct timeq_spread *spread,
 	unsigned long index = tq_index(q, node->time);
 
 	list_add_tail(&node->entry, &spread->lists[index]);
-	timeq_bitmap_set(&spread->map, index);
+	tq_bitmap_set(&spread->map, index);
 	WRITE_ONCE(spread->count, spread->count + 1);
 	WRITE_ONCE(node->owner, tq_owner_word(q, tq_spread_tag(q, spread)));
 }
@@ -357,7 +357,7 @@ static void tq_bucket_add_tail(struct timeq *q, struct timeq_node *node)
 	q->bucket_sorted[slot / BITS_PER_LONG] &=
 		~(early << (slot % BITS_PER_LONG));
 	list_add_tail(&node->entry, list);
-	timeq_bitmap_set(&q->bucket_map, slot);
+	tq_bitmap_set(&q->bucket_map, slot);
 	q->bucket_count[slot]++;
 	WRITE_ONCE(q->calendar_count, q->calendar_count + 1);
 	WRITE_ONCE(node->owner, tq_owner_word(q, TQ_TAG_CALENDAR));
@@ -552,7 +552,7 @@ static unsigned long tq_pull(struct timeq *q, struct timeq_spread *head,
 		node = list_last_entry(bucket, struct timeq_node, entry);
 		index = tq_index(q, node->time);
 		list_move(&node->entry, &head->lists[index]);
-		timeq_bitmap_set(&head->map, index);
+		tq_bitmap_set(&head->map, index);
 		WRITE_ONCE(node->owner, owner);
 		moved++;
 	}
@@ -561,7 +561,7 @@ static unsigned long tq_pull(struct timeq *q, struct timeq_spread *head,
 	WRITE_ONCE(head->count, head->count + moved);
 	q->bucket_count[slot] -= moved;
 	if (list_empty(bucket))
-		timeq_bitmap_clear(&q->bucket_map, slot);
+		tq_bitmap_clear(&q->bucket_map, slot);
 	WRITE_ONCE(q->calendar_count, q->calendar_count - moved);
 	q->visits += moved;
 	return moved;
@@ -587,7 +587,7 @@ static void tq_pull_share(struct timeq *q, unsigned long share)
 /* The first node of a non-empty spread array. */
 static struct timeq_node *tq_spread_first(const struct timeq_spread *spread)
 {
-	unsigned long index = timeq_bitmap_next(&spread->map, 0);
+	unsigned long index = tq_bitmap_next(&spread->map, 0);
 
 	return list_first_entry(&spread->lists[index], struct timeq_node,
 				entry);
@@ -604,9 +604,9 @@ static u64 tq_next_bucket(const struct timeq *q, u64 from)
 	unsigned long slot;
 	u64 rel;
 
-	slot = timeq_bitmap_next(&q->bucket_map, start);
+	slot = tq_bitmap_next(&q->bucket_map, start);
 	if (slot == TIMEQ_NONE)
-		slot = timeq_bitmap_next(&q->bucket_map, 0);
+		slot = tq_bitmap_next(&q->bucket_map, 0);
 	if (slot == TIMEQ_NONE)
 		return 0;
 	rel = from + ((slot - start) & (tq_nbuckets(q) - 1));
@@ -750,12 +750,12 @@ static bool tq_step_evict(struct timeq *q)
 	unsigned long owner = tq_owner_word(q, TQ_TAG_CALENDAR);
 
 	while (focus->count - moved && moved < TIMEQ_STEP && moved < q->budget) {
-		index = timeq_bitmap_next(&focus->map, 0);
+		index = tq_bitmap_next(&focus->map, 0);
 		node = list_first_entry(&focus->lists[index], struct timeq_node,
 					entry);
 		list_move_tail(&node->entry, &q->buckets[slot]);
 		if (list_empty(&focus->lists[index]))
-			timeq_bitmap_clear(&focus->map, index);
+			tq_bitmap_clear(&focus->map, index);
 		WRITE_ONCE(node->owner, owner);
 		moved++;
 	}
@@ -763,7 +763,7 @@ static bool tq_step_evict(struct timeq *q)
 		WRITE_ONCE(focus->count, focus->count - moved);
 		q->bucket_count[slot] += moved;
 		WRITE_ONCE(q->calendar_count, q->calendar_count + moved);
-		timeq_bitmap_set(&q->bucket_map, slot);
+		tq_bitmap_set(&q->bucket_map, slot);
 		/* The list was empty (I5), and is built in time order. */
 		__set_bit(slot, q->bucket_sorted);
 		q->visits += moved;
@@ -822,9 +822,8 @@ size_t __timeq_lists_size(unsigned int delta_shift, unsigned int buckets_shift)
 		      nbucket = 1UL << buckets_shift;
 
 	return (nbucket + TQ_SPREADS * ndelta) * sizeof(struct list_head) +
-	       (TQ_SPREADS * timeq_bitmap_words(ndelta) +
-		timeq_bitmap_words(nbucket) + nbucket +
-		BITS_TO_LONGS(nbucket)) *
+	       (TQ_SPREADS * tq_bitmap_words(ndelta) +
+		tq_bitmap_words(nbucket) + nbucket + BITS_TO_LONGS(nbucket)) *
 		       sizeof(unsigned long);
 }
 
@@ -846,7 +845,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		return -EINVAL;
 	want = order_base_2(horizon - 1);
 	if (!delta && !nbuckets) {
-		timeq_tune_shape(horizon, 0, 0, &delta_shift, &buckets_shift);
+		__timeq_tune(horizon, 0, 0, &delta_shift, &buckets_shift);
 	} else if (!nbuckets) {
 		delta_shift = ilog2(delta);
 		buckets_shift = want > delta_shift ? want - delta_shift : 0;
@@ -884,9 +883,9 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	words = (unsigned long *)(lists + n);
 	for (i = 0; i < TQ_SPREADS; i++) {
 		q->spreads[i].lists = lists + nbucket + i * ndelta;
-		words = timeq_bitmap_init(&q->spreads[i].map, words, ndelta);
+		words = tq_bitmap_init(&q->spreads[i].map, words, ndelta);
 	}
-	words = timeq_bitmap_init(&q->bucket_map, words, nbucket);
+	words = tq_bitmap_init(&q->bucket_map, words, nbucket);
 	q->bucket_count = words;
 	q->bucket_sorted = words + nbucket;
 	bitmap_fill(q->bucket_sorted, nbucket);
@@ -912,7 +911,7 @@ static struct timeq_node *tq_any(const struct timeq *q)
 	for (i = 0; i < TQ_SPREADS; i++)
 		if (q->spreads[i].count)
 			return tq_spread_first(&q->spreads[i]);
-	slot = timeq_bitmap_next(&q->bucket_map, 0);
+	slot = tq_bitmap_next(&q->bucket_map, 0);
 	if (slot == TIMEQ_NONE)
 		return NULL;
 	return list_first_entry(&q->buckets[slot], struct timeq_node, entry);

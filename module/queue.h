@@ -381,17 +381,16 @@ bool tq_fifo_seq(const struct timeq *q, const struct timeq_node *node,
 #define tq_debug_uninsert(q)	((void)(q))
 #endif
 
-/* "No bit found" from timeq_bitmap_next(). */
+/* "No bit found" from tq_bitmap_next(). */
 #define TIMEQ_NONE	ULONG_MAX
 
 #if IS_ENABLED(CONFIG_KUNIT)
-size_t timeq_bitmap_words(unsigned long nbits);
-unsigned long *timeq_bitmap_init(struct timeq_bitmap *map, unsigned long *mem,
-				 unsigned long nbits);
-void timeq_bitmap_set(struct timeq_bitmap *map, unsigned long bit);
-void timeq_bitmap_clear(struct timeq_bitmap *map, unsigned long bit);
-unsigned long timeq_bitmap_next(const struct timeq_bitmap *map,
-				unsigned long bit);
+size_t tq_bitmap_words(unsigned long nbits);
+unsigned long *tq_bitmap_init(struct timeq_bitmap *map, unsigned long *mem,
+			      unsigned long nbits);
+void tq_bitmap_set(struct timeq_bitmap *map, unsigned long bit);
+void tq_bitmap_clear(struct timeq_bitmap *map, unsigned long bit);
+unsigned long tq_bitmap_next(const struct timeq_bitmap *map, unsigned long bit);
 #endif
 
 #endif /* _TIMEQ_QUEUE_H */

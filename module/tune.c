@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timeq: the tuning rule for in-kernel callers. The rule itself is
- * timeq_tune_shape() in tune.h, in plain C so that userspace (timeqctl
+ * __timeq_tune() in tune.h, in plain C so that userspace (timeqctl
  * tune, the benchmark's timeq peer) compiles the same code; this file
  * gives it to callers of timeq_create() in the units that takes.
  */
@@ -22,7 +22,7 @@
  * @nbuckets:	set to the number of buckets to pass to timeq_create()
  *
  * The rule of Erickson, Ladner and LaMarca with timeq's measured costs
- * (timeq_tune_shape() in tune.h says how it chooses; timeqctl tune
+ * (__timeq_tune() in tune.h says how it chooses; timeqctl tune
  * prints its choice): the buckets hold about a hundred elements each, as
  * far as a memory bound of O(@count + sqrt(@horizon)) allows, and
  * @delta * @nbuckets + 1 covers @horizon. With @count and @mean_jump 0 it
@@ -41,8 +41,8 @@ int timeq_tune(u64 horizon, u64 count, u64 mean_jump, unsigned int *delta,
 {
 	unsigned int delta_shift, buckets_shift;
 
-	if (timeq_tune_shape(horizon, count, mean_jump, &delta_shift,
-			     &buckets_shift))
+	if (__timeq_tune(horizon, count, mean_jump, &delta_shift,
+			 &buckets_shift))
 		return -EINVAL;
 	*delta = 1U << delta_shift;
 	*nbuckets = 1U << buckets_shift;

@@ -31,13 +31,13 @@
 #define TIMEQ_TUNE_MAX_SHIFT 20
 
 /* order_base_2(): the least k with 2^k >= @n. */
-static inline unsigned int timeq_tune_order(unsigned long long n)
+static inline unsigned int tq_tune_order(unsigned long long n)
 {
 	return n > 1 ? 64 - __builtin_clzll(n - 1) : 0;
 }
 
 /**
- * timeq_tune_shape - the bucket width and count for a queue
+ * __timeq_tune - timeq_tune() in log2s: the bucket width and count for a queue
  * @horizon:	the queue's window, 1 to 2^40
  * @count:	the number of elements the queue is expected to hold, or 0
  *		if unknown
@@ -69,18 +69,18 @@ static inline unsigned int timeq_tune_order(unsigned long long n)
  *
  * Return: 0, or -1 if @horizon is out of range.
  */
-static inline int timeq_tune_shape(unsigned long long horizon,
-				   unsigned long long count,
-				   unsigned long long mean_jump,
-				   unsigned int *delta_shift,
-				   unsigned int *buckets_shift)
+static inline int __timeq_tune(unsigned long long horizon,
+			       unsigned long long count,
+			       unsigned long long mean_jump,
+			       unsigned int *delta_shift,
+			       unsigned int *buckets_shift)
 {
 	const unsigned long long top = 1ULL << (2 * TIMEQ_TUNE_MAX_SHIFT);
 	unsigned int want, count_shift, k, low, high;
 
 	if (!horizon || horizon > top)
 		return -1;
-	want = timeq_tune_order(horizon - 1);
+	want = tq_tune_order(horizon - 1);
 	if (!mean_jump)
 		mean_jump = horizon / 2 ? horizon / 2 : 1;
 	if (!count)
@@ -90,7 +90,7 @@ static inline int timeq_tune_shape(unsigned long long horizon,
 		mean_jump = top;
 	if (count > 1ULL << 31)
 		count = 1ULL << 31;
-	count_shift = timeq_tune_order(count);
+	count_shift = tq_tune_order(count);
 	/* M <= 2^20 needs delta >= 2^(want - 20); want <= 40 keeps low <= high. */
 	low = want > TIMEQ_TUNE_MAX_SHIFT ? want - TIMEQ_TUNE_MAX_SHIFT : 0;
 	high = want / 2 > count_shift ? want / 2 : count_shift;

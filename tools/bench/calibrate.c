@@ -21,7 +21,7 @@
  * O(1), so its cost stops growing as delta shrinks (b * mu / N delta
  * would grow without bound). Those points are shown, not fitted.
  *
- * The rule of module/tune.h (timeq_tune_shape()) follows from the fit:
+ * The rule of module/tune.h (__timeq_tune()) follows from the fit:
  * the best delta makes lambda = sqrt(2b / c). Over powers of two it takes
  * the least delta with lambda >= sqrt(b / c), where doubling stops paying.
  * For each N the program compares the rule's delta with the best it

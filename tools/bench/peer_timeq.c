@@ -14,7 +14,7 @@
  * work is pending. The locked API's timeq_del_less_than() calls back for
  * each node, which is how a timer user learns what expired.
  *
- * The queue's shape is the tuning rule's choice (timeq_tune_shape() in
+ * The queue's shape is the tuning rule's choice (__timeq_tune() in
  * module/tune.h) for the cell's N and mean jump.
  */
 #include <stdlib.h>
@@ -47,7 +47,7 @@ void timeq_bench_shape(uint64_t horizon, uint64_t count, uint64_t mean,
 		       unsigned int *delta_shift, unsigned int *buckets_shift,
 		       double *predicted_ns)
 {
-	if (timeq_tune_shape(horizon, count, mean, delta_shift, buckets_shift)) {
+	if (__timeq_tune(horizon, count, mean, delta_shift, buckets_shift)) {
 		*delta_shift = 0;
 		*buckets_shift = 0;
 	}

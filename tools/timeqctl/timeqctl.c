@@ -457,7 +457,7 @@ static void tune_help(FILE *out)
 		"usage: timeqctl tune --count N --mean-jump MU [--horizon H]\n"
 		"\n"
 		"Prints the bucket width delta and the number of buckets M that the\n"
-		"tuning rule (timeq_tune_shape(), Documentation/bench.rst \"The\n"
+		"tuning rule (__timeq_tune(), Documentation/bench.rst \"The\n"
 		"rule\") chooses for a queue of about N elements whose new times lie\n"
 		"MU ticks past the clock on average, in a window of H ticks (default\n"
 		"2 * MU + 1: jumps up to twice the mean), and the time per event that\n"
@@ -523,7 +523,7 @@ static int cmd_tune(int argc, char **argv)
 	if (!have_horizon && mu && mu < 1ULL << 39)
 		horizon = 2 * mu + 1;
 	if (optind != argc || !n || n > 1ULL << 31 || !mu || mu > 1ULL << 40 ||
-	    timeq_tune_shape(horizon, n, mu, &ds, &bs)) {
+	    __timeq_tune(horizon, n, mu, &ds, &bs)) {
 		tune_help(stderr);
 		return 2;
 	}
@@ -531,7 +531,7 @@ static int cmd_tune(int argc, char **argv)
 	       (unsigned long long)n, (unsigned long long)mu,
 	       (unsigned long long)horizon);
 	print_shape("rule", n, mu, ds, bs);
-	timeq_tune_shape(horizon, 0, 0, &ds, &bs);
+	__timeq_tune(horizon, 0, 0, &ds, &bs);
 	print_shape("horizon only", n, mu, ds, bs);
 	fprintf(stdout,
 		"costs (module/tune.h): b %.1f ns a bucket passed, c %.3f ns an element in the bucket,\n"

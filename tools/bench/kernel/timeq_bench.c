@@ -242,7 +242,7 @@ static void tb_tq_release(struct timeq *q)
 
 /*
  * A fresh, empty timeq of the rule's shape for the cell's N and mean jump
- * (timeq_tune_shape() of module/tune.h), clock at 0.
+ * (__timeq_tune() of module/tune.h), clock at 0.
  */
 static int tb_tq_reset(struct tb_state *st)
 {
@@ -250,7 +250,7 @@ static int tb_tq_reset(struct tb_state *st)
 
 	tb_tq_release(st->q);
 	memset(st->q, 0, sizeof(*st->q));
-	timeq_tune_shape(TB_HORIZON, st->s->n, TB_JMAX / 2, &ds, &bs);
+	__timeq_tune(TB_HORIZON, st->s->n, TB_JMAX / 2, &ds, &bs);
 	return __timeq_init(st->q, 0, TB_HORIZON, 1U << ds, 1U << bs,
 			    GFP_KERNEL);
 }
