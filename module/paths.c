@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timeq: the slow side of a queue: its locks, the doors where an operation
- * drops them, and the queue's calls.
+ * drops them, the queue's calls, and the workqueue its work runs on.
  *
  * Section 3.2 of Brodnik and Karlsson has two kinds of caller on one queue.
  * The fast path (fast.c) runs in softirq context, or with bottom halves

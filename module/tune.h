@@ -107,7 +107,7 @@ static inline int __timeq_tune(unsigned long long horizon,
 }
 
 /**
- * timeq_tune_cost_ps - the model's time per event of a shape
+ * tq_tune_cost_ps - the model's time per event of a shape
  * @count:	the number of elements N, 1 to 2^31
  * @mean_jump:	the mean jump mu, 1 to 2^40
  * @delta_shift: log2 of the bucket width delta, at most 20
@@ -119,9 +119,9 @@ static inline int __timeq_tune(unsigned long long horizon,
  *
  * Return: the predicted time per hold event, in picoseconds.
  */
-static inline unsigned long long
-timeq_tune_cost_ps(unsigned long long count, unsigned long long mean_jump,
-		   unsigned int delta_shift)
+static inline unsigned long long tq_tune_cost_ps(unsigned long long count,
+						 unsigned long long mean_jump,
+						 unsigned int delta_shift)
 {
 	unsigned long long n_delta = count << delta_shift;
 

@@ -52,7 +52,7 @@ void timeq_bench_shape(uint64_t horizon, uint64_t count, uint64_t mean,
 		*buckets_shift = 0;
 	}
 	if (predicted_ns)
-		*predicted_ns = timeq_tune_cost_ps(count, mean, *delta_shift) / 1e3;
+		*predicted_ns = tq_tune_cost_ps(count, mean, *delta_shift) / 1e3;
 }
 
 void *timeq_bench_create(const struct seq *s, unsigned int ds,

@@ -472,7 +472,7 @@ static void tune_help(FILE *out)
 static void print_shape(const char *what, uint64_t n, uint64_t mu,
 			unsigned int ds, unsigned int bs)
 {
-	uint64_t cost = timeq_tune_cost_ps(n, mu, ds);
+	uint64_t cost = tq_tune_cost_ps(n, mu, ds);
 	double per_bucket = (double)(n << ds) / mu;
 
 	printf("%s: delta 2^%u = %llu ticks, M 2^%u = %llu buckets\n", what, ds,
