@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the paths (paths.c the locks and the queue's calls, fast.c the fast
- * path, handoff.c the hand-off, the timer calls and a queue's lifetime)
- * call of each other, and what they call of clock.c (a timer base's
- * clock), which calls their locks.
+ * path, handoff.c the hand-off and the timer calls, life.c a queue's
+ * lifetime) call of each other, and what they call of clock.c (a timer
+ * base's clock), which calls their locks.
  */
 #ifndef _TIMEQ_PATHS_H
 #define _TIMEQ_PATHS_H
@@ -135,9 +135,13 @@ static inline void tq_timer_drained(struct timeq_timer *timer)
 	atomic64_fetch_andnot(TIMEQ_EXPIRES_BITS, &timer->expires);
 }
 
+/* The hand-off's share of a queue's life (handoff.c), for life.c. */
+void tq_handoff_init(struct timeq *q);
+void tq_handoff_exit(struct timeq *q);
+
 /*
  * The body of timeq_create() and timeq_destroy(), for a base's queue too
- * (handoff.c).
+ * (life.c).
  */
 int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
 		  u64 horizon, unsigned int delta, unsigned int nbuckets,

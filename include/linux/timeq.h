@@ -9,10 +9,10 @@
  * hrtimer_clock_base composes a timerqueue_head). Each file of module/
  * has its design in a top comment: queue.c the data structure (no
  * locking); the paths over it: paths.c the locks and the queue's calls
- * below, fast.c the fast path, handoff.c the hand-off to the slow path,
- * the timer calls and a queue's lifetime; clock.c a timer base's clock
- * and expiry; base.c the timer base's calls. tune.c gives callers the
- * tuning rule of tune.h.
+ * below, fast.c the fast path, handoff.c the hand-off to the slow path
+ * and the timer calls, life.c a queue's lifetime; clock.c a timer base's
+ * clock and expiry; base.c the timer base's calls. tune.c gives callers
+ * the tuning rule of tune.h.
  */
 
 /**
