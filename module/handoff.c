@@ -62,15 +62,12 @@
  */
 
 #include <linux/bitops.h>
-#include <linux/err.h>
+#include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/llist.h>
-#include <linux/lockdep.h>
 #include <linux/minmax.h>
-#include <linux/sched.h>
-#include <linux/spinlock.h>
 #include <linux/timeq.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>

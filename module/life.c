@@ -2,11 +2,12 @@
 /*
  * timeq: a queue's lifetime, timeq_create() to timeq_destroy(), and the
  * bodies tq_queue_init() and tq_queue_exit() that a base (base.c) runs on
- * the queue it composes. A queue is made with its memory (queue.c), its
- * counters and its place in the registry (stats.c), its locks and its
- * hand-off (handoff.c); it goes in the reverse order: the hand-off
- * stopped, the registry left, then what it still holds released a lock
- * hold at a time (paths.c), then its memory freed.
+ * the queue it composes. A queue is made with its counters, its memory
+ * (queue.c), its locks and its hand-off (handoff.c), and enters the
+ * registry (stats.c) last, whole. It goes with its hand-off stopped first,
+ * so that no work counts on it any more; then it leaves the registry;
+ * then what it still holds is released, a lock hold at a time (paths.c),
+ * and its memory and counters are freed.
  */
 
 #include <linux/err.h>

@@ -14,8 +14,8 @@
 #                     base with callbacks, an expiry thread and buckets
 #                     longer than a lock hold, under ThreadSanitizer (any
 #                     report fails the run)
-#   run.sh paths      module/paths.c, fast.c, handoff.c, clock.c and base.c,
-#                     case by case: the KUnit suite kunit/paths_test.c and the
+#   run.sh paths      module/paths.c, fast.c, handoff.c, life.c, clock.c and
+#                     base.c, case by case: the KUnit suite kunit/paths_test.c and the
 #                     white-box suite paths_white.c, ASan+UBSan
 #   run.sh bounded    adversarial sequences against the bound on node visits
 #                     per lock hold of the slow side (bounded.c)

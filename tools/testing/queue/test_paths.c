@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Userspace tests of module/paths.c, fast.c, handoff.c, clock.c and base.c,
- * built against compat/: the KUnit suite of kunit/paths_test.c through the
- * <kunit/test.h> stand-in (the cases a kernel is not needed for), and the
- * white-box suite of paths_white.c, which includes paths.c, fast.c and
- * handoff.c themselves to reach their decisions one at a time. Nothing runs
- * but the test: the kick, the work and the hrtimer run when a case runs
- * them, on a virtual clock, so every case runs the same every time. Output
- * is TAP.
+ * Userspace tests of module/paths.c, fast.c, handoff.c, life.c, clock.c and
+ * base.c, built against compat/: the KUnit suite of kunit/paths_test.c
+ * through the <kunit/test.h> stand-in (the cases a kernel is not needed
+ * for), and the white-box suite of paths_white.c, which includes paths.c,
+ * fast.c and handoff.c themselves to reach their decisions one at a time.
+ * Nothing runs but the test: the kick, the work and the hrtimer run when a
+ * case runs them, on a virtual clock, so every case runs the same every
+ * time. Output is TAP.
  *
  *	test_paths
  */
