@@ -161,8 +161,9 @@ mutate() {
 	local name=$1 dir=$out/$1 suite killers=()
 
 	copy "$dir" || return 1
+	# Exactly (-F0): a hunk that fits only with fuzz may land elsewhere.
 	if [ "$name" != baseline ] &&
-	   ! patch -s -p1 -d "$dir" <"$here/mutants/$name.patch" >"$dir/build.log" 2>&1; then
+	   ! patch -s -p1 -F0 -d "$dir" <"$here/mutants/$name.patch" >"$dir/build.log" 2>&1; then
 		verdict="the patch does not apply"
 		return 1
 	fi
