@@ -626,6 +626,26 @@ static void queue_test_check_bucket_fifo(struct kunit *test)
 	list_move_tail(&c->entry, list);
 	EXPECT_SOUND(test, f.q);
 }
+
+/*
+ * A table of insertion numbers with no room for a node it is asked to
+ * number marks itself full, and the checker then fails rather than prove
+ * less (module/queue.h).
+ */
+static void queue_test_check_fifo_full(struct kunit *test)
+{
+	unsigned long nodes = tq_fifo_nodes;
+	struct fixture f;
+
+	tq_fifo_nodes = 1;	/* two slots */
+	fixture_start(test, &f, 0, 256, 4, 64);
+	tq_fifo_nodes = nodes;
+	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.e[0].node, 40), 0);
+	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.e[1].node, 40), 0);
+	EXPECT_SOUND(test, f.q);
+	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.e[2].node, 40), 0);
+	expect_broken(test, f.q, "table of insertion numbers");
+}
 #endif
 
 /* --- the bitmaps, alone, at every number of levels --- */
@@ -791,6 +811,7 @@ static struct kunit_case queue_test_cases[] = {
 	KUNIT_CASE(queue_test_check_catches_empty_head),
 #ifdef TIMEQ_DEBUG_FIFO
 	KUNIT_CASE(queue_test_check_bucket_fifo),
+	KUNIT_CASE(queue_test_check_fifo_full),
 #endif
 	KUNIT_CASE_PARAM(queue_test_bitmap, bitmap_gen_params),
 	/*
