@@ -37,7 +37,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/bottom_half.h>
 #include <linux/err.h>
@@ -166,8 +165,10 @@ static void client_fire_once(struct timeq_timer *timer)
 }
 
 /* Fast updates of random timers of @cq; softirq, or bottom halves off. */
-static void client_fast(struct client_queue *cq, unsigned int n, bool far)
+static unsigned int client_fast(struct client_queue *cq, unsigned int n,
+				bool far)
 {
+	unsigned int deferred = 0;
 	struct client_timer *ct;
 	u64 ticks;
 	int ret;
@@ -184,12 +185,14 @@ static void client_fast(struct client_queue *cq, unsigned int n, bool far)
 		if (ret == TIMEQ_APPLIED)
 			atomic_long_inc(&fast_applied);
 		else if (ret == TIMEQ_DEFERRED)
-			atomic_long_inc(&fast_deferred);
+			deferred++;
 		else if (ret == -ESHUTDOWN)
 			atomic_long_inc(&fast_refused);
 		else
 			WARN_ONCE(ret, "fast update: %d\n", ret);
 	}
+	atomic_long_add(deferred, &fast_deferred);
+	return deferred;
 }
 
 static enum hrtimer_restart client_kick(struct hrtimer *hrtimer)
@@ -207,14 +210,13 @@ static enum hrtimer_restart client_kick(struct hrtimer *hrtimer)
  * quiet, are made usable again and armed far through the fast path, which
  * hands the requests to the slow path (the base is empty, and a far
  * minimum is the slow path's to settle); then the base is destroyed at
- * once. Returns whether requests were still pending when it began: a
- * timer's request is pending from its hand-off until the slow path has
- * applied it (TIMEQ_TIMER_PENDING, include/linux/timeq.h).
+ * once. Returns whether the fast path handed any of them off, just before
+ * the destroy: whether the slow path has applied them yet, a caller of
+ * include/linux/timeq.h cannot tell.
  */
 static bool client_destroy_handoffs(struct client_queue *cq)
 {
-	bool pending = false;
-	unsigned int i;
+	unsigned int i, deferred = 0;
 
 	for (i = 0; i < timers; i++) {
 		timeq_timer_init(&cq->t[i].timer, client_fire_once);
@@ -222,18 +224,16 @@ static bool client_destroy_handoffs(struct client_queue *cq)
 	}
 	local_bh_disable();
 	for (i = 0; i < timers; i++)
-		client_fast(cq, 1, true);
+		deferred += client_fast(cq, 1, true);
 	local_bh_enable();
-	for (i = 0; i < timers; i++)
-		pending |= test_bit(TIMEQ_TIMER_PENDING, &cq->t[i].timer.flags);
 	timeq_base_destroy(cq->base);
-	return pending;
+	return deferred;
 }
 
 /* Tear down the first @n bases, in the documented order. */
 static void client_stop(unsigned int n)
 {
-	unsigned int i, j, pending = 0;
+	unsigned int i, j, handed = 0;
 	struct client_timer *ct;
 
 	for (i = 0; i < n; i++) {
@@ -251,16 +251,16 @@ static void client_stop(unsigned int n)
 		for (j = 0; j < timers; j++)
 			WARN_ON_ONCE(timeq_node_queued(&client[i].t[j].timer.node));
 		if (handoffs && i % 2)
-			pending += client_destroy_handoffs(&client[i]);
+			handed += client_destroy_handoffs(&client[i]);
 		else
 			timeq_base_destroy(client[i].base);
 		kfree(client[i].t);
 	}
-	pr_info("stopped %u queues: %ld callbacks, %ld re-arms refused, %ld fast updates applied, %ld deferred, %ld refused; %u destroyed with hand-offs pending\n",
+	pr_info("stopped %u queues: %ld callbacks, %ld re-arms refused, %ld fast updates applied, %ld deferred, %ld refused; %u destroyed just after hand-offs\n",
 		n, atomic_long_read(&fired), atomic_long_read(&rearm_refused),
 		atomic_long_read(&fast_applied),
 		atomic_long_read(&fast_deferred),
-		atomic_long_read(&fast_refused), pending);
+		atomic_long_read(&fast_refused), handed);
 }
 
 static int client_start(struct client_queue *cq)

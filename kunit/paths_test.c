@@ -328,12 +328,12 @@ static void paths_test_latest_wins(struct kunit *test)
 	 * The locks are free, but a request is pending (planted here, as if
 	 * the slow path had not run yet): this update must follow it.
 	 */
-	set_bit(TIMEQ_TIMER_PENDING, &a.flags);
+	set_bit(TQ_TIMER_PENDING, &a.flags);
 	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 11), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a.want), 11);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 2);
-	clear_bit(TIMEQ_TIMER_PENDING, &a.flags);
+	clear_bit(TQ_TIMER_PENDING, &a.flags);
 
 	/* A slow-side arm applies what is pending first, then its own time. */
 	spin_lock_bh(&q->head2_lock);
@@ -832,7 +832,7 @@ static void paths_test_clock_shutdown(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, run_until(base, &done));
 	timeq_shutdown_sync(base, &ct->timer);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&ct->timer.node));
-	KUNIT_EXPECT_FALSE(test, test_bit(TIMEQ_TIMER_PENDING, &ct->timer.flags));
+	KUNIT_EXPECT_FALSE(test, test_bit(TQ_TIMER_PENDING, &ct->timer.flags));
 	KUNIT_EXPECT_EQ(test, timeq_count(tq_base_queue(base)), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(base, &ct->timer,
@@ -905,7 +905,7 @@ static void paths_test_clock_destroy(struct kunit *test)
 	timeq_base_destroy(base);
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_FALSE(test, timeq_node_queued(&ct[i].timer.node));
-		KUNIT_EXPECT_FALSE(test, test_bit(TIMEQ_TIMER_PENDING,
+		KUNIT_EXPECT_FALSE(test, test_bit(TQ_TIMER_PENDING,
 						  &ct[i].timer.flags));
 		KUNIT_EXPECT_EQ(test, ct[i].fired, 0);
 		KUNIT_EXPECT_EQ(test,
@@ -998,7 +998,7 @@ static void paths_test_clock_destroy_in_flight(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t[i].node));
 		KUNIT_EXPECT_FALSE(test,
-				   test_bit(TIMEQ_TIMER_PENDING, &t[i].flags));
+				   test_bit(TQ_TIMER_PENDING, &t[i].flags));
 		KUNIT_EXPECT_EQ(test, timeq_timer_arm(other, &t[i], later), 0);
 		KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, &t[i]), 1);
 	}

@@ -70,7 +70,7 @@
  * clock without a lock, and a 32-bit kernel may read a u64 torn (and
  * makes some atomic64_t operations under a hashed spinlock).
  *
- * The word carries TIMEQ_EXPIRES_OPEN while the node is filed and a store
+ * The word carries TQ_EXPIRES_OPEN while the node is filed and a store
  * may land. Whatever takes the node out, or moves it in a way the store
  * cannot see, closes the word first, so that a store either lands before
  * and is taken into account, or fails and goes on to the lanes below:
@@ -89,7 +89,7 @@
  *
  * A store that read PENDING clear just before a hand-off took it would
  * still land, after that request returned, and be undone when the drain
- * applies it. So TIMEQ_EXPIRES_HANDED bars stores while a request waits:
+ * applies it. So TQ_EXPIRES_HANDED bars stores while a request waits:
  * whoever takes PENDING for a request (tq_handoff(), or a drain taking it
  * back in tq_apply()) sets it before the request can be applied, opening
  * keeps it (tq_timer_open_at(), paths.h), and the drain's close clears it
@@ -191,10 +191,10 @@ static int tq_lane_defer(int *why, int reason)
 static int tq_fast_check(struct timeq *q, struct timeq_timer *timer, u64 time,
 			 int *why)
 {
-	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+	if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 		return -ESHUTDOWN;
 	/* Under a lock the drain holds: see "The hand-off". */
-	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+	if (test_bit(TQ_TIMER_PENDING, &timer->flags))
 		return tq_lane_defer(why, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return -EBUSY;
@@ -383,12 +383,12 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 	if (ret == -ERANGE)
 		return ret;
-	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+	if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 		return -ESHUTDOWN;
 	WRITE_ONCE(timer->want, time);
-	if (!test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags)) {
-		if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags)) {
-			clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+	if (!test_and_set_bit(TQ_TIMER_PENDING, &timer->flags)) {
+		if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags)) {
+			clear_bit(TQ_TIMER_PENDING, &timer->flags);
 			/* A shutdown_sync may wait for it: tq_kick() wakes it. */
 			irq_work_queue(&q->kick);
 			return -ESHUTDOWN;
@@ -435,17 +435,17 @@ bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time)
 	if (!IS_ENABLED(CONFIG_64BIT))
 		return false;
 	/* A request pending lands after: see "Refresh by a store". */
-	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+	if (test_bit(TQ_TIMER_PENDING, &timer->flags))
 		return false;
 	old = atomic64_read(&timer->expires);
-	if ((old & TIMEQ_EXPIRES_BITS) != TIMEQ_EXPIRES_OPEN ||
-	    time < (old & ~TIMEQ_EXPIRES_BITS) || tq_owner(&timer->node) != q)
+	if ((old & TQ_EXPIRES_BITS) != TQ_EXPIRES_OPEN ||
+	    time < (old & ~TQ_EXPIRES_BITS) || tq_owner(&timer->node) != q)
 		return false;
 	/* In the window of the clock, which only moves on. */
 	if (tq_window(q, READ_ONCE(q->now), time))
 		return false;
 	return atomic64_try_cmpxchg(&timer->expires, &old,
-				    time | TIMEQ_EXPIRES_OPEN);
+				    time | TQ_EXPIRES_OPEN);
 }
 
 /* The lanes: which locks a fast update tries. */
@@ -572,7 +572,7 @@ int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 
 	lockdep_assert_in_softirq();
 	/* A request is pending: this one joins it, without touching a lock. */
-	if (test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+	if (test_bit(TQ_TIMER_PENDING, &timer->flags))
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return tq_fast_done(q, timer, time, -EBUSY);

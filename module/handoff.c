@@ -8,7 +8,7 @@
  * ------------
  *
  * A deferred request is the timer itself. The fast path writes the new
- * time to timer->want, and if TIMEQ_TIMER_PENDING was clear, sets it and
+ * time to timer->want, and if TQ_TIMER_PENDING was clear, sets it and
  * pushes the timer onto the queue's llist, then kicks. A second update
  * before the slow path runs only rewrites ->want, so the slow path applies
  * the latest time once, in the order of the requests' first hand-off. The
@@ -182,7 +182,7 @@ static void tq_wake_requests(struct timeq *q)
 static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
 {
 	wait_var_event(&q->handoffs,
-		       !test_bit(TIMEQ_TIMER_PENDING, &timer->flags) ||
+		       !test_bit(TQ_TIMER_PENDING, &timer->flags) ||
 			       !llist_empty(&q->handoffs));
 }
 
@@ -222,15 +222,15 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 		 * Released: the drain read the timer's link before, and a fast
 		 * update that then takes PENDING rewrites it (llist_add()).
 		 */
-		clear_bit_unlock(TIMEQ_TIMER_PENDING, &timer->flags);
+		clear_bit_unlock(TQ_TIMER_PENDING, &timer->flags);
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
 		want = READ_ONCE(timer->want);
-		if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+		if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 			return;
 		if (!q->base || tq_in_window(q, max(want, q->now)))
 			break;
-		if (test_and_set_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		if (test_and_set_bit(TQ_TIMER_PENDING, &timer->flags))
 			return;
 		/* Taken back: as a hand-off, before the doors below. */
 		tq_timer_hand(timer);
@@ -282,7 +282,7 @@ static void tq_discard(struct timeq *q)
 
 	llist_for_each_entry_safe(timer, next, list, handoff) {
 		tq_timer_drained(timer);
-		clear_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+		clear_bit(TQ_TIMER_PENDING, &timer->flags);
 	}
 	/* The clears before the waiters' check: tq_wake_requests(). */
 	smp_mb__after_atomic();
@@ -312,7 +312,7 @@ static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer,
 		if (room != TQ_NO_ROOM)
 			tq_room(q, room);
 		tq_drain(q);
-		if (!test_bit(TIMEQ_TIMER_PENDING, &timer->flags))
+		if (!test_bit(TQ_TIMER_PENDING, &timer->flags))
 			return;
 		tq_timer_end(q);
 		tq_wait_request(q, timer);
@@ -379,7 +379,7 @@ static int tq_timer_refuse(struct timeq *q, struct timeq_timer *timer,
 	/* A timer on the due list is @q's too, and armed. */
 	if (armed_only && tq_owner(&timer->node) != q)
 		return -ENOENT;
-	if (test_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags))
+	if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 		return -ESHUTDOWN;
 	return 0;
 }
@@ -445,13 +445,13 @@ static int tq_sync(struct timeq *q, struct timeq_timer *timer, bool shutdown)
 	for (;;) {
 		tq_timer_begin(q);
 		if (shutdown)
-			set_bit(TIMEQ_TIMER_SHUTDOWN, &timer->flags);
+			set_bit(TQ_TIMER_SHUTDOWN, &timer->flags);
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
 		tq_drain(q);
 		if (tq_disarm(q, timer))
 			ret = 1;
-		pending = test_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+		pending = test_bit(TQ_TIMER_PENDING, &timer->flags);
 		running = q->base && tq_clock_running(q, timer);
 		tq_timer_end(q);
 		if (running)

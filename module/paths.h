@@ -8,6 +8,7 @@
 #ifndef _TIMEQ_PATHS_H
 #define _TIMEQ_PATHS_H
 
+#include <linux/bits.h>
 #include <linux/lockdep.h>
 #include <linux/timeq.h>
 
@@ -83,6 +84,21 @@ static inline bool tq_far_ok(const struct timeq *q,
 }
 
 /*
+ * The bits of timeq_timer.expires beside the time: a store may move the
+ * timer later while OPEN is set and HANDED is not; HANDED is set while a
+ * request handed off to the slow path waits to be applied.
+ */
+#define TQ_EXPIRES_OPEN		BIT_ULL(63)
+#define TQ_EXPIRES_HANDED	BIT_ULL(62)
+#define TQ_EXPIRES_BITS		(TQ_EXPIRES_OPEN | TQ_EXPIRES_HANDED)
+static_assert(TQ_EXPIRES_BITS == ~TIMEQ_EXPIRES_TIME,
+	      "the bits beside the time are OPEN and HANDED");
+
+/* Bits of timeq_timer.flags. */
+#define TQ_TIMER_PENDING	0	/* a request is handed off */
+#define TQ_TIMER_SHUTDOWN	1	/* refuses to be armed */
+
+/*
  * A timer's expires word (fast.c, "Refresh by a store"): opened whenever
  * the slow side or a lane links its node, or the expiry files it again;
  * closed whenever one takes the node out, or may move it without the
@@ -98,12 +114,12 @@ static inline bool tq_far_ok(const struct timeq *q,
  */
 static inline void tq_timer_open_at(struct timeq_timer *timer, u64 time)
 {
-	s64 old = atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires);
+	s64 old = atomic64_fetch_andnot(TQ_EXPIRES_OPEN, &timer->expires);
 	s64 new;
 
-	old &= ~TIMEQ_EXPIRES_OPEN;
+	old &= ~TQ_EXPIRES_OPEN;
 	do {
-		new = time | TIMEQ_EXPIRES_OPEN | (old & TIMEQ_EXPIRES_HANDED);
+		new = time | TQ_EXPIRES_OPEN | (old & TQ_EXPIRES_HANDED);
 	} while (!atomic64_try_cmpxchg(&timer->expires, &old, new));
 }
 
@@ -116,14 +132,14 @@ static inline void tq_timer_open(struct timeq_timer *timer)
 /* Close the word, keeping HANDED. Return: the time it held. */
 static inline u64 tq_timer_close(struct timeq_timer *timer)
 {
-	return atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires) &
-	       ~TIMEQ_EXPIRES_BITS;
+	return atomic64_fetch_andnot(TQ_EXPIRES_OPEN, &timer->expires) &
+	       ~TQ_EXPIRES_BITS;
 }
 
 /* A request of @timer was handed off: no store lands until it is applied. */
 static inline void tq_timer_hand(struct timeq_timer *timer)
 {
-	atomic64_or(TIMEQ_EXPIRES_HANDED, &timer->expires);
+	atomic64_or(TQ_EXPIRES_HANDED, &timer->expires);
 }
 
 /*
@@ -132,7 +148,7 @@ static inline void tq_timer_hand(struct timeq_timer *timer)
  */
 static inline void tq_timer_drained(struct timeq_timer *timer)
 {
-	atomic64_fetch_andnot(TIMEQ_EXPIRES_BITS, &timer->expires);
+	atomic64_fetch_andnot(TQ_EXPIRES_BITS, &timer->expires);
 }
 
 /* The hand-off's share of a queue's life (handoff.c), for life.c. */

@@ -126,9 +126,10 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off
  * @expires:	the time the timer expires at, which a move later writes
- *		without moving @node; its top bits are %TIMEQ_EXPIRES_BITS
- *		(module/fast.c, "Refresh by a store")
- * @flags:	%TIMEQ_TIMER_PENDING, %TIMEQ_TIMER_SHUTDOWN (atomic bit ops)
+ *		without moving @node, in the bits of %TIMEQ_EXPIRES_TIME;
+ *		the others are module/'s (module/fast.c, "Refresh by a
+ *		store")
+ * @flags:	module/'s bits (atomic bit ops)
  * @fn:		the callback
  *
  * A fast update that cannot be applied at once is handed to the slow path
@@ -147,18 +148,8 @@ struct timeq_timer {
 	timeq_timer_fn		fn;
 };
 
-/*
- * The bits of timeq_timer.expires beside the time: a store may move the
- * timer later while OPEN is set and HANDED is not; HANDED is set while a
- * request handed off to the slow path waits to be applied.
- */
-#define TIMEQ_EXPIRES_OPEN	BIT_ULL(63)
-#define TIMEQ_EXPIRES_HANDED	BIT_ULL(62)
-#define TIMEQ_EXPIRES_BITS	(TIMEQ_EXPIRES_OPEN | TIMEQ_EXPIRES_HANDED)
-
-/* Bits of timeq_timer.flags. */
-#define TIMEQ_TIMER_PENDING	0	/* a request is handed off */
-#define TIMEQ_TIMER_SHUTDOWN	1	/* refuses to be armed */
+/* The bits of timeq_timer.expires that hold the time. */
+#define TIMEQ_EXPIRES_TIME	GENMASK_ULL(61, 0)
 
 /* What timeq_fast_update() did, when it did not fail. */
 #define TIMEQ_APPLIED		0
@@ -355,7 +346,7 @@ static inline u64 timeq_node_time(const struct timeq_node *node)
  */
 static inline u64 timeq_timer_expires(const struct timeq_timer *timer)
 {
-	return (u64)atomic64_read(&timer->expires) & ~TIMEQ_EXPIRES_BITS;
+	return (u64)atomic64_read(&timer->expires) & TIMEQ_EXPIRES_TIME;
 }
 
 #endif /* _LINUX_TIMEQ_H */

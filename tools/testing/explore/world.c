@@ -495,7 +495,7 @@ static void xw_final(struct xw_run *r)
 
 		if (t->freed)
 			continue;
-		if (test_bit(TIMEQ_TIMER_PENDING, &t->timer.flags))
+		if (test_bit(TQ_TIMER_PENDING, &t->timer.flags))
 			xw_fail("%s is left PENDING", t->name);
 		if (w->clocked && t->must_fire && !t->fired)
 			xw_fail("%s never fired, but it was armed (a timer was lost)",

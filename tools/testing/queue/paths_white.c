@@ -365,7 +365,7 @@ static u64 time_of(struct timeq_timer *timer)
 
 static bool pending(struct timeq_timer *timer)
 {
-	return test_bit(TIMEQ_TIMER_PENDING, &timer->flags);
+	return test_bit(TQ_TIMER_PENDING, &timer->flags);
 }
 
 /* Everything out with timeq_delete_min(), in order of time. */
@@ -952,7 +952,7 @@ static void white_test_handoff_second_want(struct kunit *test)
  */
 static void shut_down(void *arg)
 {
-	set_bit(TIMEQ_TIMER_SHUTDOWN, &((struct timeq_timer *)arg)->flags);
+	set_bit(TQ_TIMER_SHUTDOWN, &((struct timeq_timer *)arg)->flags);
 }
 
 static void white_test_handoff_shutdown_after_claim(struct kunit *test)
@@ -1365,23 +1365,23 @@ static void white_test_store_handed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 15), TIMEQ_DEFERRED);
 	spin_unlock_bh(&f.q->head_lock);
 	KUNIT_EXPECT_TRUE(test, atomic64_read(&x->expires) &
-					TIMEQ_EXPIRES_HANDED);
-	clear_bit(TIMEQ_TIMER_PENDING, &x->flags);
+					TQ_EXPIRES_HANDED);
+	clear_bit(TQ_TIMER_PENDING, &x->flags);
 	local_bh_disable();
 	KUNIT_EXPECT_FALSE(test, tq_timer_store(f.q, x, tick + 40));
 	local_bh_enable();
-	set_bit(TIMEQ_TIMER_PENDING, &x->flags);
+	set_bit(TQ_TIMER_PENDING, &x->flags);
 	/* The expiry files it again at 20 before the drain: still marked. */
 	clock_ahead(12);
 	KUNIT_EXPECT_EQ(test, timeq_expire(f.base), 0);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 20);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&x->expires),
-			(s64)((tick + 20) | TIMEQ_EXPIRES_BITS));
+			(s64)((tick + 20) | TQ_EXPIRES_BITS));
 	/* The drain applies the request (latest wins), and clears the mark. */
 	settle(f.q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&x->expires),
-			(s64)((tick + 15) | TIMEQ_EXPIRES_OPEN));
+			(s64)((tick + 15) | TQ_EXPIRES_OPEN));
 	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 40), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(x), tick + 40);
@@ -1429,12 +1429,12 @@ static void retake_second_door(void *arg)
 	timeq_expire(r->f->base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), r->base + 700);
 	KUNIT_EXPECT_TRUE(test, atomic64_read(&x->expires) &
-					TIMEQ_EXPIRES_HANDED);
-	clear_bit(TIMEQ_TIMER_PENDING, &x->flags);
+					TQ_EXPIRES_HANDED);
+	clear_bit(TQ_TIMER_PENDING, &x->flags);
 	local_bh_disable();
 	KUNIT_EXPECT_FALSE(test, tq_timer_store(r->f->q, x, r->base + 800));
 	local_bh_enable();
-	set_bit(TIMEQ_TIMER_PENDING, &x->flags);
+	set_bit(TQ_TIMER_PENDING, &x->flags);
 }
 
 static void retake_first_door(void *arg)
@@ -1480,7 +1480,7 @@ static void white_test_store_retake(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pending(r.x));
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&r.x->node), r.base + 1600);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&r.x->expires),
-			(s64)((r.base + 1600) | TIMEQ_EXPIRES_OPEN));
+			(s64)((r.base + 1600) | TQ_EXPIRES_OPEN));
 	sound(test, f.q);
 	run_all(f.q);
 	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);

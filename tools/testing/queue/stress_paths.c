@@ -615,7 +615,7 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 		c_quiesce(&s);
 	}
 	for (i = 0; i < C_FAST_TIMERS + C_OWNED; i++)
-		pending += test_bit(TIMEQ_TIMER_PENDING, &s.timers[i].timer.flags);
+		pending += test_bit(TQ_TIMER_PENDING, &s.timers[i].timer.flags);
 	ok = !pending && !s.q->handoffs.first && !timeq_count(s.q) &&
 	     !tq_check(s.q, why, sizeof(why));
 	printf("%sok %u - clocked: every timer expired, no request left (%lu pending, count %lu)\n",
@@ -748,7 +748,7 @@ int main(int argc, char **argv)
 	compat_run_irq_work(&s.q->kick);
 	compat_run_work(&s.q->work);
 	for (i = 0; i < s.ntimers; i++) {
-		pending += test_bit(TIMEQ_TIMER_PENDING, &s.timers[i].flags);
+		pending += test_bit(TQ_TIMER_PENDING, &s.timers[i].flags);
 		s.removed += tq_delete_sync(s.q, &s.timers[i]);
 	}
 	if (pending || s.q->handoffs.first || timeq_count(s.q) ||

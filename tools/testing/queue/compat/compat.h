@@ -55,6 +55,7 @@ typedef int __s32;
 #define BITS_PER_LONG		(__SIZEOF_LONG__ * 8)
 #define BIT(n)			(1UL << (n))
 #define BIT_ULL(n)		(1ULL << (n))
+#define GENMASK_ULL(h, l)	((~0ULL >> (63 - (h))) & (~0ULL << (l)))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 /*
  * Only for #if and IS_ENABLED(): the userspace build is a KUnit build whose

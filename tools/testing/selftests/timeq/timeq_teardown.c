@@ -620,7 +620,7 @@ static int read_progress(struct progress *p)
  * The line the client prints as it unloads, read from /dev/kmsg (@kmsg,
  * opened before and positioned at the end): its figures.
  */
-static int read_summary(int kmsg, unsigned int *pending, long *refused,
+static int read_summary(int kmsg, unsigned int *handed, long *refused,
 			long *deferred)
 {
 	char rec[1024], *at;
@@ -632,7 +632,7 @@ static int read_summary(int kmsg, unsigned int *pending, long *refused,
 		at = strstr(rec, "timeq_client: stopped ");
 		if (at && sscanf(at,
 				 "timeq_client: stopped %*u queues: %ld callbacks, %ld re-arms refused, %ld fast updates applied, %ld deferred, %*d refused; %u destroyed",
-				 &dummy, refused, &dummy, deferred, pending) == 5)
+				 &dummy, refused, &dummy, deferred, handed) == 5)
 			return 0;
 	}
 	return -1;
@@ -641,7 +641,7 @@ static int read_summary(int kmsg, unsigned int *pending, long *refused,
 TEST_F_TIMEOUT(mod, client_unload_in_flight, SLOW_TIMEOUT)
 {
 	struct progress p;
-	unsigned int pending, total_pending = 0;
+	unsigned int handed, total_handed = 0;
 	long refused, total_refused = 0, fired = 0, deferred, total_deferred = 0;
 	int round, kmsg;
 	char params[64];
@@ -669,12 +669,12 @@ TEST_F_TIMEOUT(mod, client_unload_in_flight, SLOW_TIMEOUT)
 		ASSERT_EQ(0, tq_unload_module("timeq_client"))
 			TH_LOG("round %d: %s", round, strerror(errno));
 		ASSERT_EQ(0, tq_module_loaded("timeq_client"));
-		ASSERT_EQ(0, read_summary(kmsg, &pending, &refused, &deferred))
+		ASSERT_EQ(0, read_summary(kmsg, &handed, &refused, &deferred))
 			TH_LOG("round %d: no summary from the client", round);
 		close(kmsg);
 		/* Requests were handed to the slow path: what is tested ran. */
 		EXPECT_LT(0, deferred) TH_LOG("round %d", round);
-		total_pending += pending;
+		total_handed += handed;
 		total_refused += refused;
 		total_deferred += deferred;
 		fired += p.fired;
@@ -684,8 +684,8 @@ TEST_F_TIMEOUT(mod, client_unload_in_flight, SLOW_TIMEOUT)
 	ASSERT_EQ(0, tq_unload_module("timeq"));
 	TH_LOG("6 unloads in flight: %ld callbacks and more, %ld fast updates handed off,",
 	       fired, total_deferred);
-	TH_LOG("  %ld re-arms refused by the shutdown, %u queues destroyed with hand-offs pending",
-	       total_refused, total_pending);
+	TH_LOG("  %ld re-arms refused by the shutdown, %u queues destroyed just after hand-offs",
+	       total_refused, total_handed);
 }
 
 /* --- closing a file while its expiry runs --- */
