@@ -5,17 +5,20 @@
  * The ABI, and the errno of every failure, is in include/uapi/linux/timeq.h.
  * This file maps it onto the in-kernel API:
  *
- *  - A file (struct tq_dev_file) owns one queue, made by TIMEQ_CONFIGURE:
- *    timeq_create() for the manual clock, timeq_base_create() for
- *    CLOCK_MONOTONIC. Its elements (struct tq_dev_element) are timers, each
- *    with the caller's cookie, allocated from a kmem_cache made with
- *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
- *    so are the file, the queue's arrays and per-CPU counters, and the
- *    handle table. So is the queue's file in debugfs (module/stats.c),
- *    made in the configuring task: its dentry and inode come from the
- *    VFS's caches, which are SLAB_ACCOUNT in every kernel timeq builds
- *    for; only the state debugfs allocates when the file is first opened
- *    is charged to the opener, who may read debugfs (root).
+ *  - A file (struct tq_dev_file) owns one queue, made by
+ *    TIMEQ_CONFIGURE through the calls of the clock it names (struct
+ *    tq_dev_clock, as posix-timers' k_clock): timeq_create() for the
+ *    manual clock, timeq_base_create() for CLOCK_MONOTONIC. Its
+ *    elements (struct tq_dev_element) are timers, each with the
+ *    caller's cookie, allocated from a kmem_cache made with
+ *    SLAB_ACCOUNT, so a user's elements are charged to its memory
+ *    cgroup; so are the file, the queue's arrays and per-CPU counters,
+ *    and the handle table. So is the queue's file in debugfs
+ *    (module/stats.c), made in the configuring task: its dentry and
+ *    inode come from the VFS's caches, which are SLAB_ACCOUNT in every
+ *    kernel timeq builds for; only the state debugfs allocates when
+ *    the file is first opened is charged to the opener, who may read
+ *    debugfs (root).
  *  - A handle is the element's index in the file's xarray (low 32 bits)
  *    and a generation (high 32 bits) from the file's own counter, which
  *    starts at a random value. A handle is refused once its element is
@@ -158,8 +161,8 @@ struct tq_dev_user {
  * @q:		the queue, or NULL until TIMEQ_CONFIGURE
  * @base:	the timer base whose queue @q is, on the monotonic clock;
  *		NULL on the manual one
+ * @clock:	the configured clock's calls, or NULL until TIMEQ_CONFIGURE
  * @user:	the user charged for the file and its elements, once configured
- * @clockid:	the configured &enum timeq_clockid
  * @horizon:	the configured horizon
  * @cap:	the element cap
  * @event_size:	the size of each event read() returns
@@ -178,8 +181,8 @@ struct tq_dev_file {
 	struct mutex		mutex;		/* commands, read(), elems */
 	struct timeq		*q;
 	struct timeq_base	*base;
+	const struct tq_dev_clock *clock;
 	struct tq_dev_user	*user;
-	u32			clockid;
 	u64			horizon;
 	u32			cap;
 	u32			event_size;
@@ -212,6 +215,43 @@ struct tq_dev_element {
 	u32			gen;
 	bool			expired;
 	struct list_head	event;
+};
+
+/**
+ * struct tq_dev_clock - what a file's clock does, as posix-timers' k_clock
+ * @id:		its &enum timeq_clockid
+ * @create:	make the file's queue for TIMEQ_CONFIGURE's @arg, whose
+ *		fields the clock takes have been checked
+ * @destroy:	free it; no callback runs after this
+ * @catch_up:	expire what is due and return the queue's clock; where the
+ *		clock runs by itself, a *@time before it becomes the clock
+ * @arm:	queue an element at a time that tq_dev_time() let through
+ * @remove:	take a queued element out; it is freed next
+ * @move:	move a queued element to a time that tq_dev_time() let
+ *		through
+ * @first:	the node of the earliest queued element, or NULL
+ * @delete_min:	remove the earliest element and return its node; NULL
+ *		where TIMEQ_DELETE_MIN is refused (EOPNOTSUPP)
+ * @advance:	TIMEQ_ADVANCE: expire everything before @time, and return
+ *		how many; NULL where it is refused (EOPNOTSUPP)
+ *
+ * Each is called under the file's mutex. @arm, @remove and @move cannot
+ * fail on what the commands let through: they return what the queue's
+ * call did, which the caller asserts is 0.
+ */
+struct tq_dev_clock {
+	u32 id;
+	int (*create)(struct tq_dev_file *f, const struct timeq_configure *arg);
+	void (*destroy)(struct tq_dev_file *f);
+	u64 (*catch_up)(struct tq_dev_file *f, u64 *time);
+	int (*arm)(struct tq_dev_file *f, struct tq_dev_element *elem,
+		   u64 time);
+	void (*remove)(struct tq_dev_file *f, struct tq_dev_element *elem);
+	int (*move)(struct tq_dev_file *f, struct tq_dev_element *elem,
+		    u64 time);
+	struct timeq_node *(*first)(struct tq_dev_file *f);
+	struct timeq_node *(*delete_min)(struct tq_dev_file *f);
+	long (*advance)(struct tq_dev_file *f, u64 time);
 };
 
 /**
@@ -374,25 +414,193 @@ static void tq_dev_expire_fn(struct timeq_node *node, void *arg)
 }
 
 /*
+ * The manual clock: a queue of nodes, whose clock only TIMEQ_ADVANCE
+ * moves. Under the file's mutex nothing else changes it.
+ */
+static int tq_dev_manual_create(struct tq_dev_file *f,
+				const struct timeq_configure *arg)
+{
+	struct timeq *q = timeq_create(arg->start, arg->horizon, 0, 0,
+				       GFP_KERNEL_ACCOUNT);
+
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	f->q = q;
+	return 0;
+}
+
+static void tq_dev_manual_destroy(struct tq_dev_file *f)
+{
+	timeq_destroy(f->q);
+}
+
+static u64 tq_dev_manual_catch_up(struct tq_dev_file *f, u64 *time)
+{
+	return timeq_now(f->q);
+}
+
+static int tq_dev_manual_arm(struct tq_dev_file *f, struct tq_dev_element *elem,
+			     u64 time)
+{
+	return timeq_insert(f->q, &elem->timer.node, time);
+}
+
+static void tq_dev_manual_remove(struct tq_dev_file *f,
+				 struct tq_dev_element *elem)
+{
+	WARN_ON_ONCE(timeq_delete(f->q, &elem->timer.node));
+}
+
+static int tq_dev_manual_move(struct tq_dev_file *f,
+			      struct tq_dev_element *elem, u64 time)
+{
+	return timeq_update(f->q, &elem->timer.node, time);
+}
+
+static struct timeq_node *tq_dev_manual_first(struct tq_dev_file *f)
+{
+	return timeq_first(f->q);
+}
+
+static struct timeq_node *tq_dev_manual_delete_min(struct tq_dev_file *f)
+{
+	return timeq_delete_min(f->q);
+}
+
+static long tq_dev_manual_advance(struct tq_dev_file *f, u64 time)
+{
+	/* At most the cap, which is at most INT_MAX: it fits the return. */
+	return timeq_del_less_than(f->q, time, tq_dev_expire_fn, f);
+}
+
+static const struct tq_dev_clock tq_dev_manual = {
+	.id		= TIMEQ_CLOCK_MANUAL,
+	.create		= tq_dev_manual_create,
+	.destroy	= tq_dev_manual_destroy,
+	.catch_up	= tq_dev_manual_catch_up,
+	.arm		= tq_dev_manual_arm,
+	.remove		= tq_dev_manual_remove,
+	.move		= tq_dev_manual_move,
+	.first		= tq_dev_manual_first,
+	.delete_min	= tq_dev_manual_delete_min,
+	.advance	= tq_dev_manual_advance,
+};
+
+/*
+ * CLOCK_MONOTONIC: a timer base, which expires its elements itself, on
+ * the module's workqueue or in a command's tq_dev_time().
+ */
+static int tq_dev_monotonic_create(struct tq_dev_file *f,
+				   const struct timeq_configure *arg)
+{
+	struct timeq_base *base;
+
+	base = timeq_base_create(arg->granularity, arg->horizon, 0, 0,
+				 GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(base))
+		return PTR_ERR(base);
+	f->base = base;
+	f->q = tq_base_queue(base);
+	return 0;
+}
+
+static void tq_dev_monotonic_destroy(struct tq_dev_file *f)
+{
+	timeq_base_destroy(f->base);
+}
+
+/*
+ * Expiring what is due brings the queue's clock to the current tick; a
+ * time before it then means the clock.
+ */
+static u64 tq_dev_monotonic_catch_up(struct tq_dev_file *f, u64 *time)
+{
+	u64 now;
+
+	timeq_expire(f->base);
+	now = timeq_now(f->q);
+	*time = max(*time, now);
+	return now;
+}
+
+static int tq_dev_monotonic_arm(struct tq_dev_file *f,
+				struct tq_dev_element *elem, u64 time)
+{
+	return timeq_timer_arm(f->base, &elem->timer, time);
+}
+
+static void tq_dev_monotonic_remove(struct tq_dev_file *f,
+				    struct tq_dev_element *elem)
+{
+	/* It has expired since tq_dev_lookup(): take its event back. */
+	if (!timeq_delete_sync(f->base, &elem->timer))
+		tq_dev_unexpire(f, elem);
+}
+
+static int tq_dev_monotonic_move(struct tq_dev_file *f,
+				 struct tq_dev_element *elem, u64 time)
+{
+	int ret = timeq_timer_move(f->base, &elem->timer, time);
+
+	if (ret == -ENOENT) {
+		/* It has expired since tq_dev_lookup(): re-arm it. */
+		timeq_delete_sync(f->base, &elem->timer);
+		tq_dev_unexpire(f, elem);
+		ret = timeq_timer_arm(f->base, &elem->timer, time);
+	}
+	return ret;
+}
+
+/*
+ * What is due becomes an event first, as before an insert; a timer that
+ * TIMEQ_UPDATE moved later by a store is filed at its time.
+ */
+static struct timeq_node *tq_dev_monotonic_first(struct tq_dev_file *f)
+{
+	timeq_expire(f->base);
+	return tq_clock_first(f->q);
+}
+
+static const struct tq_dev_clock tq_dev_monotonic = {
+	.id		= TIMEQ_CLOCK_MONOTONIC,
+	.create		= tq_dev_monotonic_create,
+	.destroy	= tq_dev_monotonic_destroy,
+	.catch_up	= tq_dev_monotonic_catch_up,
+	.arm		= tq_dev_monotonic_arm,
+	.remove		= tq_dev_monotonic_remove,
+	.move		= tq_dev_monotonic_move,
+	.first		= tq_dev_monotonic_first,
+};
+
+/*
+ * The clock TIMEQ_CONFIGURE's @arg names, or ERR_PTR(-EOPNOTSUPP) for
+ * none, or ERR_PTR(-EINVAL) if @arg sets a field that clock does not take.
+ */
+static const struct tq_dev_clock *
+tq_dev_clock_of(const struct timeq_configure *arg)
+{
+	switch (arg->clock) {
+	case TIMEQ_CLOCK_MANUAL:
+		return arg->granularity ? ERR_PTR(-EINVAL) : &tq_dev_manual;
+	case TIMEQ_CLOCK_MONOTONIC:
+		return arg->start ? ERR_PTR(-EINVAL) : &tq_dev_monotonic;
+	default:
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+}
+
+/*
  * Check that an insert or an update to *@time can be applied, and set
- * *@time to the time it will have. On the monotonic clock, first expire
- * what is due, which brings the queue's clock to the current tick; a
- * time before the clock then means the clock. The clock never moves back,
- * so what passes here stays in the window until the caller applies it.
- * Return: 0 or -ERANGE.
+ * *@time to the time it will have, once the clock has caught up. The
+ * clock never moves back, so what passes here stays in the window until
+ * the caller applies it. Return: 0 or -ERANGE.
  */
 static int tq_dev_time(struct tq_dev_file *f, u64 *time)
 {
 	u64 now;
 
 	lockdep_assert_held(&f->mutex);
-	if (f->base) {
-		timeq_expire(f->base);
-		now = timeq_now(f->q);
-		*time = max(*time, now);
-	} else {
-		now = timeq_now(f->q);
-	}
+	now = f->clock->catch_up(f, time);
 	if (*time < now || *time - now >= f->horizon)
 		return -ERANGE;
 	return 0;
@@ -454,14 +662,8 @@ static void tq_dev_insert_abort(struct tq_dev_file *f,
 static void tq_dev_insert_apply(struct tq_dev_file *f,
 				struct tq_dev_element *elem, u64 time)
 {
-	int ret;
-
-	if (f->base)
-		ret = timeq_timer_arm(f->base, &elem->timer, time);
-	else
-		ret = timeq_insert(f->q, &elem->timer.node, time);
 	/* tq_dev_time() let only a time that stays in the window through. */
-	WARN_ON_ONCE(ret);
+	WARN_ON_ONCE(f->clock->arm(f, elem, time));
 	f->nelems++;
 	f->inserted++;
 	f->gen = elem->gen;
@@ -471,12 +673,7 @@ static void tq_dev_insert_apply(struct tq_dev_file *f,
 static void tq_dev_delete_apply(struct tq_dev_file *f,
 				struct tq_dev_element *elem)
 {
-	if (!f->base) {
-		WARN_ON_ONCE(timeq_delete(f->q, &elem->timer.node));
-	} else if (!timeq_delete_sync(f->base, &elem->timer)) {
-		/* It has expired since tq_dev_lookup(): take its event back. */
-		tq_dev_unexpire(f, elem);
-	}
+	f->clock->remove(f, elem);
 	tq_dev_free(f, elem);
 }
 
@@ -487,20 +684,7 @@ static void tq_dev_delete_apply(struct tq_dev_file *f,
 static void tq_dev_update_apply(struct tq_dev_file *f,
 				struct tq_dev_element *elem, u64 time)
 {
-	int ret;
-
-	if (!f->base) {
-		ret = timeq_update(f->q, &elem->timer.node, time);
-	} else {
-		ret = timeq_timer_move(f->base, &elem->timer, time);
-		if (ret == -ENOENT) {
-			/* It has expired since tq_dev_lookup(): re-arm it. */
-			timeq_delete_sync(f->base, &elem->timer);
-			tq_dev_unexpire(f, elem);
-			ret = timeq_timer_arm(f->base, &elem->timer, time);
-		}
-	}
-	WARN_ON_ONCE(ret);
+	WARN_ON_ONCE(f->clock->move(f, elem, time));
 }
 
 /* Check an update of @handle to *@time; on success *@elem is the element. */
@@ -558,9 +742,8 @@ static long tq_dev_configure(struct tq_dev_file *f, void *karg,
 	struct timeq_configure *arg = karg;
 	u32 cap = arg->max_elements ? arg->max_elements : default_elements;
 	u32 esize = arg->event_size ? arg->event_size : TIMEQ_EVENT_SIZE_VER0;
-	struct timeq_base *base = NULL;
+	const struct tq_dev_clock *clock;
 	struct tq_dev_user *user;
-	struct timeq *q;
 	int ret;
 
 	if (esize > TQ_SIZE_MAX)
@@ -570,44 +753,20 @@ static long tq_dev_configure(struct tq_dev_file *f, void *karg,
 		return -EINVAL;
 	if (f->q)
 		return -EBUSY;
-	switch (arg->clock) {
-	case TIMEQ_CLOCK_MANUAL:
-		if (arg->granularity)
-			return -EINVAL;
-		break;
-	case TIMEQ_CLOCK_MONOTONIC:
-		if (arg->start)
-			return -EINVAL;
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
+	clock = tq_dev_clock_of(arg);
+	if (IS_ERR(clock))
+		return PTR_ERR(clock);
 	user = tq_dev_user_get(current_euid());
 	if (IS_ERR(user))
 		return PTR_ERR(user);
-	if (arg->clock == TIMEQ_CLOCK_MANUAL) {
-		q = timeq_create(arg->start, arg->horizon, 0, 0,
-				 GFP_KERNEL_ACCOUNT);
-		if (IS_ERR(q)) {
-			ret = PTR_ERR(q);
-			goto err_user;
-		}
-	} else {
-		base = timeq_base_create(arg->granularity, arg->horizon, 0, 0,
-					 GFP_KERNEL_ACCOUNT);
-		if (IS_ERR(base)) {
-			ret = PTR_ERR(base);
-			goto err_user;
-		}
-		q = tq_base_queue(base);
-	}
+	ret = clock->create(f, arg);
+	if (ret)
+		goto err_user;
+	f->clock = clock;
 	f->user = user;
-	f->clockid = arg->clock;
 	f->horizon = arg->horizon;
 	f->cap = cap;
 	f->event_size = esize;
-	f->base = base;
-	f->q = q;
 	return 0;
 
 err_user:
@@ -752,16 +911,7 @@ static long tq_dev_min_out(struct tq_dev_file *f, struct timeq_element *arg,
 	    !tq_dev_zero(&arg->handle,
 			 sizeof(*arg) - offsetof(struct timeq_element, handle)))
 		return -EINVAL;
-	/*
-	 * What is due becomes an event first, as before an insert; a timer
-	 * that TIMEQ_UPDATE moved later by a store is filed at its time.
-	 */
-	if (f->base) {
-		timeq_expire(f->base);
-		*node = tq_clock_first(f->q);
-	} else {
-		*node = timeq_first(f->q);
-	}
+	*node = f->clock->first(f);
 	if (!*node)
 		return -ENODATA;
 	elem = container_of(*node, struct tq_dev_element, timer.node);
@@ -787,13 +937,13 @@ static long tq_dev_delete_min(struct tq_dev_file *f, void *karg,
 	struct timeq_node *node, *removed;
 	long ret;
 
-	if (f->base)
+	if (!f->clock->delete_min)
 		return -EOPNOTSUPP;
-	/* Under the mutex, the minimum of a manual queue stays the minimum. */
+	/* Under the mutex, the minimum of such a clock stays the minimum. */
 	ret = tq_dev_min_out(f, karg, uarg, usize, &node);
 	if (ret)
 		return ret;
-	removed = timeq_delete_min(f->q);
+	removed = f->clock->delete_min(f);
 	WARN_ON_ONCE(removed != node);
 	if (removed)
 		tq_dev_free(f, container_of(removed, struct tq_dev_element,
@@ -808,10 +958,9 @@ static long tq_dev_advance(struct tq_dev_file *f, void *karg, void __user *uarg,
 
 	if (arg->__reserved)
 		return -EINVAL;
-	if (f->base)
+	if (!f->clock->advance)
 		return -EOPNOTSUPP;
-	/* At most the cap, which is at most INT_MAX: it fits the return. */
-	return timeq_del_less_than(f->q, arg->time, tq_dev_expire_fn, f);
+	return f->clock->advance(f, arg->time);
 }
 
 /* The queue's shape and expiries, which debugfs shows too (stats.c). */
@@ -838,7 +987,7 @@ static long tq_dev_stats(struct tq_dev_file *f, void *karg, void __user *uarg,
 		return -EINVAL;
 	arg->filled = min_t(u32, usize, sizeof(*arg));
 	if (f->q) {
-		arg->clock = f->clockid;
+		arg->clock = f->clock->id;
 		arg->now = timeq_now(f->q);
 		arg->horizon = f->horizon;
 		arg->max_elements = f->cap;
@@ -1103,10 +1252,8 @@ static int tq_dev_release(struct inode *inode, struct file *file)
 	unsigned long index;
 
 	/* No callback runs after this; queued elements are released. */
-	if (f->base)
-		timeq_base_destroy(f->base);
-	else
-		timeq_destroy(f->q);
+	if (f->clock)
+		f->clock->destroy(f);
 	xa_for_each(&f->elems, index, elem) {
 		kmem_cache_free(tq_dev_element_cache, elem);
 		cond_resched();
