@@ -216,7 +216,8 @@ static enum hrtimer_restart client_kick(struct hrtimer *hrtimer)
  */
 static bool client_destroy_handoffs(struct client_queue *cq)
 {
-	unsigned int i, deferred = 0;
+	bool handed = false;
+	unsigned int i;
 
 	for (i = 0; i < timers; i++) {
 		timeq_timer_init(&cq->t[i].timer, client_fire_once);
@@ -224,10 +225,10 @@ static bool client_destroy_handoffs(struct client_queue *cq)
 	}
 	local_bh_disable();
 	for (i = 0; i < timers; i++)
-		deferred += client_fast(cq, 1, true);
+		handed |= client_fast(cq, 1, true);
 	local_bh_enable();
 	timeq_base_destroy(cq->base);
-	return deferred;
+	return handed;
 }
 
 /* Tear down the first @n bases, in the documented order. */

@@ -5,20 +5,18 @@
  * The ABI, and the errno of every failure, is in include/uapi/linux/timeq.h.
  * This file maps it onto the in-kernel API:
  *
- *  - A file (struct tq_dev_file) owns one queue, made by
- *    TIMEQ_CONFIGURE through the calls of the clock it names (struct
- *    tq_dev_clock, as posix-timers' k_clock): timeq_create() for the
- *    manual clock, timeq_base_create() for CLOCK_MONOTONIC. Its
- *    elements (struct tq_dev_element) are timers, each with the
- *    caller's cookie, allocated from a kmem_cache made with
- *    SLAB_ACCOUNT, so a user's elements are charged to its memory
- *    cgroup; so are the file, the queue's arrays and per-CPU counters,
- *    and the handle table. So is the queue's file in debugfs
- *    (module/stats.c), made in the configuring task: its dentry and
- *    inode come from the VFS's caches, which are SLAB_ACCOUNT in every
- *    kernel timeq builds for; only the state debugfs allocates when
- *    the file is first opened is charged to the opener, who may read
- *    debugfs (root).
+ *  - A file (struct tq_dev_file) owns one queue, made by TIMEQ_CONFIGURE
+ *    through its clock's calls (struct tq_dev_clock, as posix-timers'
+ *    k_clock): timeq_create() for the manual clock, timeq_base_create() for
+ *    CLOCK_MONOTONIC. Its elements (struct tq_dev_element) are timers, each
+ *    with the caller's cookie, allocated from a kmem_cache made with
+ *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
+ *    so are the file, the queue's arrays and per-CPU counters, and the
+ *    handle table. So is the queue's file in debugfs (module/stats.c),
+ *    made in the configuring task: its dentry and inode come from the
+ *    VFS's caches, which are SLAB_ACCOUNT in every kernel timeq builds
+ *    for; only the state debugfs allocates when the file is first opened
+ *    is charged to the opener, who may read debugfs (root).
  *  - A handle is the element's index in the file's xarray (low 32 bits)
  *    and a generation (high 32 bits) from the file's own counter, which
  *    starts at a random value. A handle is refused once its element is
@@ -27,13 +25,14 @@
  *    another's activity from its handles.
  *  - An element that expires becomes an event: the expiry (TIMEQ_ADVANCE
  *    under the file's mutex on the manual clock; on the monotonic one the
- *    queue's own, on the module's workqueue or in a command's tq_dev_time(),
- *    which take turns) moves it to the end of the file's event list and
- *    wakes readers. Either way one expiry at a time moves elements, in the
- *    queue's order, so events are read in that order. read() copies
- *    events out, then frees their elements. The cap counts elements
- *    queued and events unread, so a slow reader makes inserts fail with
- *    ENOSPC and no event is ever dropped.
+ *    queue's own, on the module's workqueue or in a command that first
+ *    expires what is due (tq_dev_time(), TIMEQ_MIN), which take turns)
+ *    moves it to the end of the file's event list and wakes readers.
+ *    Either way one expiry at a time moves elements, in the queue's
+ *    order, so events are read in that order. read() copies events out,
+ *    then frees their elements. The cap counts elements queued and
+ *    events unread, so a slow reader makes inserts fail with ENOSPC and
+ *    no event is ever dropped.
  *
  * A failed command changes nothing, so a result is delivered before the
  * change it reports is applied. Every command is split in three steps:
@@ -218,26 +217,33 @@ struct tq_dev_element {
 };
 
 /**
- * struct tq_dev_clock - what a file's clock does, as posix-timers' k_clock
+ * struct tq_dev_clock - the calls of a file's clock
  * @id:		its &enum timeq_clockid
  * @create:	make the file's queue for TIMEQ_CONFIGURE's @arg, whose
- *		fields the clock takes have been checked
- * @destroy:	free it; no callback runs after this
- * @catch_up:	expire what is due and return the queue's clock; where the
- *		clock runs by itself, a *@time before it becomes the clock
+ *		fields the clock takes have been checked; sets @f->q (and
+ *		@f->base) only when it succeeds
+ * @destroy:	free them, in release(), when nobody else holds the file
+ * @catch_up:	bring the queue's clock up to date and return it: where the
+ *		clock runs by itself, expire what is due, and a *@time
+ *		before the clock becomes the clock
  * @arm:	queue an element at a time that tq_dev_time() let through
- * @remove:	take a queued element out; it is freed next
- * @move:	move a queued element to a time that tq_dev_time() let
- *		through
+ * @remove:	take out an element that tq_dev_lookup() found queued; it
+ *		is freed next. Where the clock runs by itself, the element
+ *		may have expired since: its event is taken back
+ * @move:	move such an element to a time that tq_dev_time() let
+ *		through, or re-arm it there if it has expired since, its
+ *		event taken back
  * @first:	the node of the earliest queued element, or NULL
- * @delete_min:	remove the earliest element and return its node; NULL
- *		where TIMEQ_DELETE_MIN is refused (EOPNOTSUPP)
- * @advance:	TIMEQ_ADVANCE: expire everything before @time, and return
- *		how many; NULL where it is refused (EOPNOTSUPP)
+ * @delete_min:	remove the earliest element and return its node, which
+ *		@first returned under the same hold of the mutex (nothing
+ *		but the commands moves such a clock); NULL where
+ *		TIMEQ_DELETE_MIN is refused (EOPNOTSUPP)
+ * @advance:	TIMEQ_ADVANCE: move the clock to @time, expiring every
+ *		element before it, and return how many; NULL where it is
+ *		refused (EOPNOTSUPP)
  *
- * Each is called under the file's mutex. @arm, @remove and @move cannot
- * fail on what the commands let through: they return what the queue's
- * call did, which the caller asserts is 0.
+ * All but @destroy run under the file's mutex. @arm and @move return 0
+ * for every time the commands let through, which the caller asserts.
  */
 struct tq_dev_clock {
 	u32 id;
@@ -396,7 +402,7 @@ static void tq_dev_unexpire(struct tq_dev_file *f, struct tq_dev_element *elem)
 	spin_unlock(&f->lock);
 }
 
-/* The monotonic clock's callback: in the queue's work, or in tq_dev_time(). */
+/* The monotonic clock's callback: in the queue's work, or in a command. */
 static void tq_dev_fire(struct timeq_timer *timer)
 {
 	tq_dev_expired(container_of(timer, struct tq_dev_element, timer));
@@ -413,10 +419,7 @@ static void tq_dev_expire_fn(struct timeq_node *node, void *arg)
 	cond_resched();
 }
 
-/*
- * The manual clock: a queue of nodes, whose clock only TIMEQ_ADVANCE
- * moves. Under the file's mutex nothing else changes it.
- */
+/* The manual clock: a queue of nodes, which only the commands change. */
 static int tq_dev_manual_create(struct tq_dev_file *f,
 				const struct timeq_configure *arg)
 {
@@ -486,10 +489,7 @@ static const struct tq_dev_clock tq_dev_manual = {
 	.advance	= tq_dev_manual_advance,
 };
 
-/*
- * CLOCK_MONOTONIC: a timer base, which expires its elements itself, on
- * the module's workqueue or in a command's tq_dev_time().
- */
+/* CLOCK_MONOTONIC: a timer base, which expires its elements itself. */
 static int tq_dev_monotonic_create(struct tq_dev_file *f,
 				   const struct timeq_configure *arg)
 {
@@ -509,10 +509,7 @@ static void tq_dev_monotonic_destroy(struct tq_dev_file *f)
 	timeq_base_destroy(f->base);
 }
 
-/*
- * Expiring what is due brings the queue's clock to the current tick; a
- * time before it then means the clock.
- */
+/* Expiring what is due brings the queue's clock to the current tick. */
 static u64 tq_dev_monotonic_catch_up(struct tq_dev_file *f, u64 *time)
 {
 	u64 now;
@@ -573,8 +570,9 @@ static const struct tq_dev_clock tq_dev_monotonic = {
 };
 
 /*
- * The clock TIMEQ_CONFIGURE's @arg names, or ERR_PTR(-EOPNOTSUPP) for
- * none, or ERR_PTR(-EINVAL) if @arg sets a field that clock does not take.
+ * The clock TIMEQ_CONFIGURE's @arg names, as posix-timers' clockid_to_kclock()
+ * finds a k_clock: ERR_PTR(-EOPNOTSUPP) for none, ERR_PTR(-EINVAL) if @arg
+ * sets a field that clock does not take.
  */
 static const struct tq_dev_clock *
 tq_dev_clock_of(const struct timeq_configure *arg)
@@ -939,7 +937,7 @@ static long tq_dev_delete_min(struct tq_dev_file *f, void *karg,
 
 	if (!f->clock->delete_min)
 		return -EOPNOTSUPP;
-	/* Under the mutex, the minimum of such a clock stays the minimum. */
+	/* The minimum stays the minimum: struct tq_dev_clock, @delete_min. */
 	ret = tq_dev_min_out(f, karg, uarg, usize, &node);
 	if (ret)
 		return ret;

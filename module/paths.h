@@ -9,6 +9,7 @@
 #define _TIMEQ_PATHS_H
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/lockdep.h>
 #include <linux/timeq.h>
 
