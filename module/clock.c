@@ -60,10 +60,11 @@
  *    store") is still filed at its older time. When the expiry takes it
  *    for that tick it closes the timer's expires word and, if the word
  *    says later, files the node again at that time instead of running the
- *    callback (tq_clock_claim()): one relink, in a lock hold of its
- *    own. The hrtimer so fires once at the old time for nothing, and the
- *    callback runs at the first tick at or after the latest time stored,
- *    as if the timer had been moved there.
+ *    callback (tq_clock_claim()): one relink, a visit of the lock hold,
+ *    which goes on to the next timer due while it has visits left
+ *    (TIMEQ_HOLD). The hrtimer so fires once at the old time for
+ *    nothing, and the callback runs at the first tick at or after the
+ *    latest time stored, as if the timer had been moved there.
  *  - Expiry storms are bounded: one run of the work takes at most
  *    expire_budget timers (a module parameter) for their ticks, expired
  *    or filed again, then queues itself again for the rest. Nothing is
@@ -446,6 +447,13 @@ struct timeq_node *tq_clock_first(struct timeq *q)
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_first);
 
+/* Count a visit of the lock hold: whether it has visits left after it. */
+static bool tq_clock_visit(struct timeq *q) __must_hold(&q->head_lock)
+{
+	q->visits++;
+	return q->budget && --q->budget;
+}
+
 /* Is a timer due at @tick left, on @due or in the queue? */
 static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 {
@@ -493,16 +501,23 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 	mutex_lock(&base->expiry);
 	tick = min(tq_clock_tick(base), *until);
 	*until = tick;
-	for (steps = 0;; steps++) {
+	for (steps = 0;;) {
 		might_sleep();
 		tq_lock(q);
 		WRITE_ONCE(base->running, NULL);
-		tq_finish(q);
-		tq_clock_catch_up(q);
-		timer = steps < budget ? tq_clock_take(q, tick, &refiled) :
-					 NULL;
+		/*
+		 * Each timer taken is a step of the budget; one filed again
+		 * is a visit of the lock hold too, which goes on to the next
+		 * while the hold's budget is not spent.
+		 */
+		do {
+			tq_finish(q);
+			tq_clock_catch_up(q);
+			timer = NULL;
+			if (steps++ < budget)
+				timer = tq_clock_take(q, tick, &refiled);
+		} while (timer && refiled && tq_clock_visit(q));
 		if (timer && refiled) {
-			/* A step of the budget, its own lock hold. */
 			tq_finish(q);
 			tq_unlock(q);
 			if (ran)

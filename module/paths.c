@@ -88,14 +88,14 @@
  *    PENDING, so its caller changes the timer with no door since (the
  *    window only widens across one).
  *  - Between the calls of one operation that loops: each pass of
- *    timeq_del_less_than(), each turn of the expiry around a callback or
- *    a timer it filed again (module/clock.c), each retry of
- *    tq_slow_begin_drained() and tq_sync() after a wait, and the far
- *    exits of timeq_insert(), timeq_delete() and timeq_update() when
- *    tq_far_ok() refuses. Each pass begins as a new call
- *    (tq_slow_begin(): pending work finished; a timer call's
- *    tq_timer_begin() in handoff.c also catches a base's clock up) and
- *    decides again from what it finds.
+ *    timeq_del_less_than(), each turn of the expiry around a callback,
+ *    or after a timer it filed again that spent its hold's budget
+ *    (module/clock.c), each retry of tq_slow_begin_drained() and
+ *    tq_sync() after a wait, and the far exits of timeq_insert(),
+ *    timeq_delete() and timeq_update() when tq_far_ok() refuses. Each
+ *    pass begins as a new call (tq_slow_begin(): pending work finished;
+ *    a timer call's tq_timer_begin() in handoff.c also catches a base's
+ *    clock up) and decides again from what it finds.
  *  - tq_queue_exit() and tq_clock_release() between release steps:
  *    nothing else uses the queue.
  */

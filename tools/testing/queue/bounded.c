@@ -482,6 +482,72 @@ static void make_room_clocked(void)
 	free(t);
 }
 
+/*
+ * A timer base whose timers were all moved later by a store: the expiry
+ * that finds them due at their older times files each again, a visit of
+ * a lock hold, and the hold goes on to the next while its budget is not
+ * spent (tq_clock_run()). So a hold ends when it has spent TIMEQ_HOLD
+ * visits (the filings and what they leave pending, counted in
+ * total_visits), or at the end of a run of the expiry, which takes at
+ * most EXPIRE_BUDGET timers, and may start the next hold. Then each
+ * timer expires once, at its new time.
+ */
+#define EXPIRE_BUDGET	64	/* clock.c's expire_budget, by default */
+
+static void refiled_clocked(void)
+{
+	unsigned long i, n = nodes / 8, refiled, holds, expired, late = 0;
+	unsigned long visits, runs = n / EXPIRE_BUDGET + 1, allowed;
+	struct timeq_timer *t = calloc(n, sizeof(*t));
+	u64 d = C_HORIZON / 4, time;
+	struct timeq_fast_stats fs;
+	struct timeq_base *base;
+	struct timeq *q;
+	char why[160];
+	int ok = 1;
+
+	compat_clock_set(0);
+	base = timeq_base_create(1, C_HORIZON, 0, 0, GFP_KERNEL);
+	if (IS_ERR(base) || !t)
+		exit(1);
+	q = tq_base_queue(base);
+	for (i = 0; i < n; i++) {
+		time = 1 + (i * 7919) % d;
+		timeq_timer_init(&t[i], NULL);
+		ok &= !timeq_timer_arm(base, &t[i], time);
+		ok &= !timeq_timer_move(base, &t[i], time + 2 * d);
+	}
+	timeq_get_fast_stats(base, &fs);
+	refiled = fs.refiled;
+	q->max_visits = 0;
+	q->total_visits = 0;
+	compat_bh_locks = 0;
+	compat_clock_set(d + 1);
+	expired = timeq_expire(base);
+	holds = compat_bh_locks;
+	visits = q->total_visits;
+	allowed = visits / TIMEQ_HOLD + 2 * runs + 1;
+	timeq_get_fast_stats(base, &fs);
+	refiled = fs.refiled - refiled;
+	ok &= !expired && refiled == n && !tq_check(q, why, sizeof(why));
+	ok &= q->max_visits <= TIMEQ_HOLD + 1;
+	ok &= visits >= n && holds <= allowed;
+	compat_clock_set(3 * d);
+	expired = timeq_expire(base);
+	for (i = 0; i < n; i++)
+		late += timeq_node_queued(&t[i].node);
+	ok &= expired == n && !late && !timeq_count(q);
+	printf("%sok %u - an expiry of %lu timers stored later: each filed again, %lu visits a hold at most (bound %d), %lu lock holds (bound %lu)\n",
+	       ok ? "" : "not ", ++tests, n, q->max_visits, TIMEQ_HOLD + 1,
+	       holds, allowed);
+	if (!ok)
+		printf("# filed again %lu, %lu visits, expired %lu, left %lu\n",
+		       refiled, visits, expired, late);
+	failed += !ok;
+	timeq_base_destroy(base);
+	free(t);
+}
+
 /* Destroying a queue of every node: released in steps, as timeq_destroy(). */
 static void destroy(void)
 {
@@ -561,6 +627,7 @@ int main(int argc, char **argv)
 	removals_with_pulls(1);
 	walks_between_requests();
 	make_room_clocked();
+	refiled_clocked();
 	destroy_due_clocked();
 	destroy();
 	if (compat_allocations) {

@@ -480,9 +480,11 @@ inline room_done()
 
 /*
  * tq_clock_take(): the first due timer, else the minimum if it is due,
- * claimed: filed again at the time a store gave it (then a lock hold of
- * its own, and the next turn), or its callback; or, with none, the end of
- * the expiry: the hrtimer taken as spent (the work's run), unlock.
+ * claimed: filed again at the time a store gave it (then the next turn,
+ * in a lock hold of its own: the code's goes on in the same hold while it
+ * has visits left, which is this with nothing run in between), or its
+ * callback; or, with none, the end of the expiry: the hrtimer taken as
+ * spent (the work's run), unlock.
  */
 inline expire_take()
 {

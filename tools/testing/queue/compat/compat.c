@@ -76,6 +76,7 @@ void free_percpu(void *ptr)
 #ifndef COMPAT_EXPLORE
 __thread int compat_in_softirq;
 u64 compat_clock_ns;
+unsigned long compat_bh_locks;
 u64 compat_fast_lead_ns;
 wait_queue_head_t compat_var_waitqueue = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,

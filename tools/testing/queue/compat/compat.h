@@ -656,7 +656,20 @@ static inline void spin_unlock(spinlock_t *l)
 	pthread_spin_unlock(&l->lock);
 }
 
-#define spin_lock_bh(l)		spin_lock(l)
+/*
+ * The slow side takes its first lock with spin_lock_bh(), once a lock
+ * hold: bounded.c counts the holds so (not in COMPAT_BENCH builds).
+ */
+extern unsigned long compat_bh_locks;
+
+static inline void spin_lock_bh(spinlock_t *l)
+{
+#ifndef COMPAT_BENCH
+	__atomic_fetch_add(&compat_bh_locks, 1, __ATOMIC_RELAXED);
+#endif
+	spin_lock(l);
+}
+
 #define spin_unlock_bh(l)	spin_unlock(l)
 #define spin_lock_irq(l)	spin_lock(l)
 #define spin_unlock_irq(l)	spin_unlock(l)
