@@ -60,7 +60,8 @@
 #                                        kselftest) printed, up to the init's
 #                                        next console line
 # each "not ok" followed by "# " lines quoting the offending log lines, then
-# one "# kunit suite ..." line per suite, totals, and the plan.
+# one "# kunit suite ..." line per suite and, if any ran, their totals;
+# and the plan.
 # Exit status: 0 when every check is ok, 1 otherwise, 2 for a usage error.
 #
 # Which KCSAN reports count. KCSAN watches the whole kernel, and it reports
@@ -406,7 +407,8 @@ END {
 		printf "# kunit suite %s: %d passed, %d failed, %d skipped%s\n", su, spass[su], sfail[su], sskip[su], \
 		       scomplete[su] ? (sresult_ok[su] ? "" : " (suite not ok)") : " (incomplete)"
 	}
-	printf "# kunit total: %d suites, %d cases: %d passed, %d failed, %d skipped\n", nsuite, tp + tf + ts, tp, tf, ts
+	if (nsuite)
+		printf "# kunit total: %d suites, %d cases: %d passed, %d failed, %d skipped\n", nsuite, tp + tf + ts, tp, tf, ts
 	print "1.." ntap
 	printf "# run.sh: %d checks: %d ok, %d not ok, %d skipped (log: %s)\n", ntap, npass, nfail, nskip, logname
 	print (nfail ? "# run.sh: FAIL" : "# run.sh: PASS")
