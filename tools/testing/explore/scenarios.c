@@ -1223,6 +1223,72 @@ static void s5_setup(struct xw *w)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * The expiry runs a timer's callback, then files two stored timers again
+ * in one lock hold (tq_clock_run()): Z is at 4; X and Y, at 5, were
+ * stored to 40 and 45 before the run; BULK timers lie in bucket 2, out of
+ * order, so that the earliest once X and Y have gone is found by the
+ * pending work their filing leaves. As the clock passes 6, a softirq
+ * stores X to 50, before, between or after the filings, or fails on the
+ * word the claim closed and takes the lanes; Y's owner deletes it with
+ * timeq_delete_sync() and frees it.
+ * Oracle: latest wins (P-a, P-b) for X, checked before it expires; X
+ * fires once, at 50 or later; Z fires; no callback of Y after its
+ * delete_sync() returned (its memory is freed).
+ */
+static void s6_hook(struct xt *t)
+{
+	t->last = xw_tick(t->w);
+}
+
+static void s6_store(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 1), 50);
+}
+
+static void s6_owner(void *arg)
+{
+	struct xw *w = arg;
+	struct xt *y = timer(w, 2);
+
+	if (!xw_delete_sync(w, y) && !y->fired)
+		xw_fail("timeq_delete_sync(Y) returned 0 (not armed), but Y was armed and its callback has not run");
+	xw_free(w, y);
+}
+
+static void s6_setup(struct xw *w)
+{
+	struct xt *x, *y;
+
+	xw_create(w, true, 0, H, D, M);
+	armed(w, 4, true);		/* Z */
+	x = armed(w, 5, false);		/* X */
+	x->exact = false;
+	x->hook = s6_hook;
+	y = armed(w, 5, false);		/* Y */
+	y->exact = false;
+	/* The earliest once they have gone: found by pending work. */
+	bulk(w, BULK, 2, true);
+	xw_fast_request(w, x, 40);
+	if (xw_fast_update(w, y, 45) != TIMEQ_APPLIED)
+		xw_fail("the store of Y to 45 was not applied");
+	xp_spawn("clock", g6_clock, w, 0);
+	xp_spawn("store", s6_store, w, XP_SOFTIRQ);
+	xp_spawn("owner", s6_owner, w, 0);
+}
+
+static void s6_final(struct xw *w)
+{
+	struct xt *x = timer(w, 1);
+
+	if (x->fired != 1 || x->last < 50)
+		xw_fail("X fired %u times, the last at tick %lu: want once, at 50 or later",
+			x->fired, x->last);
+}
+
+/* ------------------------------------------------------------------ */
 
 const struct scenario xw_scenarios[] = {
 	{ "d1-expire-vs-delete-sync",
@@ -1315,6 +1381,9 @@ const struct scenario xw_scenarios[] = {
 	{ "store-vs-refile-pending",
 	  "a store vs the expiry filing its timer again, a request pending; latest wins",
 	  0, s5_setup, s_tracked, NULL, 0 },
+	{ "refiles-in-one-hold",
+	  "a store and a delete_sync vs the expiry filing two timers in one hold",
+	  0, s6_setup, s_tracked, s6_final, 0 },
 };
 
 const unsigned int xw_nscenarios = ARRAY_SIZE(xw_scenarios);
