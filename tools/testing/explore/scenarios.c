@@ -1236,11 +1236,6 @@ static void s5_setup(struct xw *w)
  * fires once, at 50 or later; Z fires; no callback of Y after its
  * delete_sync() returned (its memory is freed).
  */
-static void s6_hook(struct xt *t)
-{
-	t->last = xw_tick(t->w);
-}
-
 static void s6_store(void *arg)
 {
 	struct xw *w = arg;
@@ -1266,7 +1261,7 @@ static void s6_setup(struct xw *w)
 	armed(w, 4, true);		/* Z */
 	x = armed(w, 5, false);		/* X */
 	x->exact = false;
-	x->hook = s6_hook;
+	x->hook = g6_hook;
 	y = armed(w, 5, false);		/* Y */
 	y->exact = false;
 	/* The earliest once they have gone: found by pending work. */
