@@ -529,7 +529,7 @@ static int tq_dev_monotonic_arm(struct tq_dev_file *f,
 static void tq_dev_monotonic_remove(struct tq_dev_file *f,
 				    struct tq_dev_element *elem)
 {
-	/* It has expired since tq_dev_lookup(): take its event back. */
+	/* Expired since tq_dev_lookup(), if not armed: take its event back. */
 	if (!timeq_delete_sync(f->base, &elem->timer))
 		tq_dev_unexpire(f, elem);
 }
