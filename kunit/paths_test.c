@@ -1189,6 +1189,19 @@ static void store_fn(struct timeq_timer *timer)
 		complete(st->done);
 }
 
+/* timeq_timer_store() with interrupts off, a context it allows. */
+static bool irq_store(struct timeq_base *base, struct timeq_timer *timer,
+		      u64 time)
+{
+	unsigned long flags;
+	bool ret;
+
+	local_irq_save(flags);
+	ret = timeq_timer_store(base, timer, time);
+	local_irq_restore(flags);
+	return ret;
+}
+
 static void paths_test_store_refresh(struct kunit *test)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
@@ -1218,10 +1231,16 @@ static void paths_test_store_refresh(struct kunit *test)
 	for (i = 0; i < STORE_TIMERS; i++)
 		KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &st[i].timer, old),
 				0);
+	/* Half by the fast path, half by the store alone. */
 	for (i = STORE_TIMERS; i--;) {
-		KUNIT_EXPECT_EQ(test,
-				base_fast_update(base, &st[i].timer, later),
-				TIMEQ_APPLIED);
+		if (i & 1)
+			KUNIT_EXPECT_TRUE(test,
+					  irq_store(base, &st[i].timer, later));
+		else
+			KUNIT_EXPECT_EQ(test,
+					base_fast_update(base, &st[i].timer,
+							 later),
+					TIMEQ_APPLIED);
 		KUNIT_EXPECT_EQ(test, timeq_node_time(&st[i].timer.node), old);
 		KUNIT_EXPECT_EQ(test, timeq_timer_expires(&st[i].timer), later);
 	}
@@ -1302,6 +1321,60 @@ static void paths_test_store_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fs.refused, 1);
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[0]), 1);
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[1]), 1);
+}
+
+/*
+ * timeq_timer_store() lands where the fast path stores, and changes
+ * nothing where the fast path would do more: a timer not armed, an
+ * earlier time, a time beyond the window, a request pending, a timer
+ * deleted. Only the stores that land are counted.
+ */
+static void paths_test_store_alone(struct kunit *test)
+{
+	struct timeq_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct timeq_fast_stats fs;
+	struct timeq_base *base;
+	struct timeq *q;
+	u64 at;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	base = clock_base(test);
+	q = tq_base_queue(base);
+	timeq_timer_init(t, NULL);
+	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
+	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at));
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t->node));
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, t, at), 0);
+	/* Later, then the same: stored, the node where it was. */
+	KUNIT_EXPECT_TRUE(test, irq_store(base, t, at + 9));
+	KUNIT_EXPECT_TRUE(test, irq_store(base, t, at + 9));
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), at);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 9);
+	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 5));
+	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 4 * CLOCK_HORIZON));
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), at);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 9);
+	/*
+	 * A move earlier that finds bucket_lock taken is handed off; while
+	 * it waits, no store lands, and it is applied as asked.
+	 */
+	spin_lock_bh(&q->bucket_lock);
+	KUNIT_EXPECT_EQ(test, base_fast_update(base, t, at + 3),
+			TIMEQ_DEFERRED);
+	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 30));
+	spin_unlock_bh(&q->bucket_lock);
+	settle(q);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), at + 3);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 3);
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(base, t), 1);
+	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 20));
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t->node));
+	timeq_get_fast_stats(base, &fs);
+	KUNIT_EXPECT_EQ(test, fs.stored, 2);
+	KUNIT_EXPECT_EQ(test, fs.applied, 2);
+	KUNIT_EXPECT_EQ(test, fs.refused, 0);
+	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_CONTENDED], 1);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, t), 0);
 }
 
 /*
@@ -2059,6 +2132,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_tick_exact),
 	KUNIT_CASE(paths_test_store_refresh),
 	KUNIT_CASE(paths_test_store_refused),
+	KUNIT_CASE(paths_test_store_alone),
 	KUNIT_CASE(paths_test_store_first),
 #ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_rearm_late),

@@ -565,6 +565,19 @@ static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return ret;
 }
 
+/*
+ * timeq_timer_store() on @q, a base's queue: a store alone, counted and
+ * traced as an update the fast path applied.
+ */
+bool tq_fast_store(struct timeq *q, struct timeq_timer *timer, u64 time)
+{
+	if (!tq_timer_store(q, timer, time))
+		return false;
+	this_cpu_inc(q->counters->fast_stored);
+	tq_fast_done(q, timer, time, TIMEQ_APPLIED);
+	return true;
+}
+
 /* timeq_fast_update() on @q: a base's queue, or a plain one in tests. */
 int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
@@ -576,10 +589,8 @@ int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return tq_fast_done(q, timer, time, -EBUSY);
-	if (q->base && tq_timer_store(q, timer, time)) {
-		this_cpu_inc(q->counters->fast_stored);
-		return tq_fast_done(q, timer, time, TIMEQ_APPLIED);
-	}
+	if (q->base && tq_fast_store(q, timer, time))
+		return TIMEQ_APPLIED;
 	switch (tq_fast_lane(q, &timer->node, time)) {
 	case TQ_LANE_FAR:
 		ret = tq_try_far(q, timer, time, &why);

@@ -172,6 +172,7 @@ void tq_queue_exit(struct timeq *q);
  */
 int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
 bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time);
+bool tq_fast_store(struct timeq *q, struct timeq_timer *timer, u64 time);
 int tq_fast_min(struct timeq *q, u64 *time);
 int tq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time);
 int tq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time);

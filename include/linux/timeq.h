@@ -47,6 +47,10 @@
  *                                 or NMI                  lock-free; hand what
  *                                                         they cannot do at
  *                                                         once to the slow path
+ *   timeq_timer_store()         any but NMI             one compare-and-
+ *                                                         exchange on the
+ *                                                         timer, or nothing;
+ *                                                         no lock
  *   timeq_tune()                any                     compute a queue's shape
  *   timeq_get_fast_stats(),     any                     read counts and sizes,
  *   timeq_defer_name(),                                   taking no lock
@@ -58,8 +62,8 @@
  *   node accessors (inline)
  *
  * The node calls (insert to check, min, now, count, bytes) take a queue;
- * the timer calls (arm to shutdown_sync, expire, the fast path, the fast
- * counts, ticks) take a base.
+ * the timer calls (arm to shutdown_sync, expire, the fast path, the
+ * store, the fast counts, ticks) take a base.
  *
  * "Lock-free": llist_add() and irq_work_queue() retry their atomic step
  * only when another CPU's operation on the same word succeeded meanwhile
@@ -71,8 +75,8 @@
  *
  * Slow-side calls on different nodes may run at the same time; calls on one
  * node or timer must not race each other (as with list_add()), except that
- * the fast path may race anything. Nothing allocates but the create calls,
- * so nothing else can fail for memory.
+ * the fast path and timeq_timer_store() may race anything. Nothing
+ * allocates but the create calls, so nothing else can fail for memory.
  */
 #ifndef _LINUX_TIMEQ_H
 #define _LINUX_TIMEQ_H
@@ -197,7 +201,7 @@ enum timeq_defer {
  * struct timeq_fast_stats - what the fast path did with a base's updates
  * @applied:	updates applied in place
  * @stored:	those of them that moved a timer later by a store alone
- *		(timeq_fast_update())
+ *		(timeq_fast_update(), timeq_timer_store())
  * @refiled:	timers filed again at the time a store (of the fast path,
  *		or of timeq_timer_move()) gave them: the work the stores
  *		left, once a timer per store that outlived its older time
@@ -257,6 +261,8 @@ unsigned long timeq_expire(struct timeq_base *base);
 int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
 		      u64 time);
 int timeq_fast_min(struct timeq_base *base, u64 *time);
+bool timeq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
+		       u64 time);
 void timeq_get_fast_stats(struct timeq_base *base,
 			  struct timeq_fast_stats *stats);
 const char *timeq_defer_name(unsigned int why);
