@@ -20,23 +20,26 @@
  * Two ways to expire flows, chosen at load (mode=):
  *
  *  timeq	each flow has a timer on one timer base
- *		(timeq_base_create()), moved by every packet with
- *		timeq_fast_update() to the tick at which the flow will have
- *		been idle for the time-out. Its callback, on timeq's
- *		workqueue, expires the flow. Never early; late by the
- *		rounding up to a tick, the hrtimer and the workqueue.
+ *		(timeq_base_create()), due at the tick at which the flow
+ *		will have been idle for the time-out; a packet moves it
+ *		there with timeq_timer_store(), one compare-and-exchange on
+ *		the timer. Its callback, on timeq's workqueue, expires the
+ *		flow. Never early; late by the rounding up to a tick, the
+ *		hrtimer and the workqueue.
  *  gc		conntrack's design since it dropped per-flow timers: a packet
  *		stores its time, and a worker scans the whole table in slices
  *		of at most 10 ms, expiring what is due, then sleeps for the
  *		average time left to the flows it saw, clamped to [1 s, 60 s]
  *		(gc_worker() of net/netfilter/nf_conntrack_core.c). An
  *		expiry is late by up to the sleep. conntrack refreshes with
- *		one store; here both modes refresh with the compare-and-
- *		exchange below, so that they count alike.
+ *		one store; here a refresh is one compare-and-exchange in
+ *		both modes (below), so that they count alike.
  *
- * In both, a packet that finds its flow idle for the time-out already
- * expires it and starts a new one, as conntrack's lookup does, so when a
- * flow expires is the same in the two modes but for the lateness.
+ * In mode gc, a packet that finds its flow idle for the time-out expires
+ * it and starts a new one, as conntrack's lookup does. In mode timeq the
+ * timer expires flows, and a packet that comes between a flow's tick and
+ * its callback refreshes it instead. So the two modes end a flow alike
+ * but for a packet that comes within the lateness of its expiry.
  *
  * At most max_flows flows are live. A packet of a new flow at that cap
  * makes room as conntrack's early drop does (early_drop(), which evicts a
@@ -56,26 +59,53 @@
  * A flow's life, and why nothing freed is touched
  * -----------------------------------------------
  *
- * @last holds the time of the flow's latest packet, or FLOW_DEAD. Every
- * change to it is a compare-and-exchange, so that a refresh and an expiry
- * cannot both win:
+ * @last holds FLOW_DEAD once an expiry has claimed the flow, and before
+ * that a time: in mode gc, that of the flow's latest packet; in mode
+ * timeq, that of its creation or of its latest packet whose store did not
+ * land. Every change to it is a compare-and-exchange, so that a refresh
+ * and an expiry cannot both win:
  *
- *  - A packet moves @last forward to its time, unless it is FLOW_DEAD or
- *    the flow has been idle for the time-out (then the packet expires it).
- *    Only then does it move the timer.
- *  - An expiry, from the timer's callback, the collector, a packet, or a
- *    new flow's packet at the cap (an eviction), claims the flow by
- *    exchanging the @last it judged idle for FLOW_DEAD.
+ *  - In mode gc, a packet moves @last forward to its time, unless it is
+ *    FLOW_DEAD or the flow has been idle for the time-out (then the packet
+ *    expires it).
+ *  - In mode timeq, a packet stores the tick of its flow's time-out in
+ *    the timer's word (timeq_timer_store()), unless the timer is at that
+ *    tick or later already. A store lands while the timer is queued and
+ *    nothing is moving or taking it: before the expiry takes it for its
+ *    tick, which then files it again at the tick stored and runs no
+ *    callback. A store that does not land changes nothing: the expiry has
+ *    taken the timer or its callback is running, the timer is not armed
+ *    yet, a request of it waits in timeq's slow path, another packet's
+ *    store landed first, the tick lies beyond the base's window, or the
+ *    kernel is 32-bit. The packet then moves @last forward, unless it is
+ *    FLOW_DEAD or later already; the callback, which runs after, or whose
+ *    claim the move makes fail, finds the flow refreshed and arms the
+ *    timer again, unless @last is a time-out old by then.
+ *  - An expiry, from the timer's callback, the collector, a packet in mode
+ *    gc, or a new flow's packet at the cap (an eviction), claims the flow
+ *    by exchanging the @last it judged idle for FLOW_DEAD.
  *    If a packet moved @last in between, the claim fails and the flow
  *    lives on: a timer's callback arms the timer again for the new time.
  *    The one claim that succeeds counts the expiry, removes the flow from
  *    the table and puts it on the reap list.
  *
- * Every arming of a timer is for the deadline of some value @last has
- * held, never a later one, so a timer is never due after its flow is; it
- * may be due before (a refresh handed off to timeq's slow path, or one
- * racing the callback), and the callback then finds @last recent and arms
- * the timer again.
+ * A callback runs for the latest tick stored before the expiry took the
+ * timer, and no store lands until the callback arms the timer again: so
+ * when it reads @last, every refresh since the timer was armed was stored
+ * or fell in a tick stored already, and is a time-out old, or moved @last. An eviction may claim a
+ * flow that a store refreshes at the same moment; it evicts the flow all
+ * the same.
+ *
+ * Every arming of a timer, and every store, is for the deadline of some
+ * packet's time, never a later one, so a timer is never due after its
+ * flow is; it may be due before (a refresh that moved @last, or one racing
+ * the callback), and the callback then finds @last recent and arms the
+ * timer again.
+ *
+ * An expiry's lateness counts from the flow's latest packet plus the
+ * time-out. In mode timeq, a packet whose refresh needs no move of @last
+ * writes its time to flow_timed.seen, a plain store, read only for the
+ * lateness and for the eviction's choice.
  *
  * A packet reaches a flow only through the table, under rcu_read_lock(),
  * and the collector only inside an rhashtable walk, also under RCU; timer
@@ -84,8 +114,9 @@
  *
  *  1. synchronize_rcu(): every packet that found one of them in the table
  *     before it was removed has finished with it, and no packet can find
- *     it now. In particular no timeq_fast_update() of its timer runs or
- *     will run, which timeq_shutdown_sync() asks of its caller.
+ *     it now. In particular no timeq_fast_update() or timeq_timer_store()
+ *     of its timer runs or will run, which timeq_shutdown_sync() asks of
+ *     its caller.
  *  2. timeq_shutdown_sync() of its timer: the timer is disarmed (a packet
  *     that refreshed it while it expired may have armed it again, in place
  *     or by a request to timeq's slow path), a request still pending is
@@ -110,10 +141,11 @@
  * the first, PRE_ROUTING, was live in between and may have made flows.
  *
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
- * (flows live, created, expired and freed; packets; refreshes applied in
- * place and handed off, how many of the base's updates were a store alone
- * and why it handed updates off, as it counts them
- * (timeq_get_fast_stats()); expiry lateness p50/p99/max;
+ * (flows live, created, expired and freed; packets; refreshes stored,
+ * left to the callback and skipped; new flows' timers armed in place and
+ * handed off; how many of the base's updates were a store alone and why
+ * it handed updates off, as it counts them (timeq_get_fast_stats());
+ * expiry lateness p50/p99/max;
  * drops; CPU per packet; memory per flow and of the queue), and lateness,
  * the histogram of how late flows expired.
  */
@@ -160,6 +192,11 @@ module_param(granularity_us, uint, 0444);
 MODULE_PARM_DESC(granularity_us,
 		 "tick of the timer queue, in us (default 1000)");
 
+static bool store = true;
+module_param(store, bool, 0444);
+MODULE_PARM_DESC(store,
+		 "mode timeq: a refresh stores in the timer (default); 0 moves the flow's last time instead, as when a store does not land, for the tests of that path");
+
 static unsigned int max_flows = 65536;
 module_param(max_flows, uint, 0444);
 MODULE_PARM_DESC(max_flows,
@@ -205,10 +242,12 @@ struct flow {
  * struct flow_timed - a flow in mode timeq: the flow and its timer
  * @flow:	the flow
  * @timer:	due when the flow will have been idle for the time-out
+ * @seen:	the time of the latest packet that did not move @flow.last
  */
 struct flow_timed {
 	struct flow		flow;
 	struct timeq_timer	timer;
+	atomic64_t		seen;
 };
 
 static const struct rhashtable_params flow_params = {
@@ -230,11 +269,14 @@ static const struct rhashtable_params flow_params = {
  * @expired:	flows expired, by any path
  * @expired_by_packet: of those, by a packet that found its flow idle
  * @freed:	flows freed by the reaper
- * @refreshes:	packets that moved a live flow's last time
+ * @refreshes:	packets that refreshed a live flow
  * @skipped:	of those, in mode timeq, whose time-out fell in the tick the
- *		timer is already moved to: no timer call
- * @applied:	refreshes that timeq_fast_update() applied in place
- * @deferred:	refreshes that timeq_fast_update() handed off
+ *		timer is at already, or before it: no timer call
+ * @stored:	of those, in mode timeq, whose tick timeq_timer_store()
+ *		stored in the timer
+ * @left:	of those, in mode timeq, whose store did not land: they moved
+ *		the flow's last time, or found it later already, for its
+ *		callback to arm the timer again
  * @failed:	timeq_fast_update() or timeq_timer_arm() calls that failed
  * @ins_applied: new flows' timers that timeq_fast_update() armed in place
  * @ins_deferred: new flows' timers that it handed off
@@ -268,8 +310,8 @@ struct flow_stats {
 	u64	freed;
 	u64	refreshes;
 	u64	skipped;
-	u64	applied;
-	u64	deferred;
+	u64	stored;
+	u64	left;
 	u64	failed;
 	u64	ins_applied;
 	u64	ins_deferred;
@@ -317,6 +359,14 @@ static bool flow_stopping;
 static struct flow_timed *flow_to_timed(struct flow *f)
 {
 	return container_of(f, struct flow_timed, flow);
+}
+
+/* The time of @f's latest packet, of which @last is @f's last time. */
+static s64 flow_latest(struct flow *f, s64 last)
+{
+	if (!flow_timed_mode)
+		return last;
+	return max_t(s64, last, atomic64_read(&flow_to_timed(f)->seen));
 }
 
 /* --- expiry: claim, count, unpublish, reap --- */
@@ -374,12 +424,12 @@ static void flow_unpublish(struct flow *f)
 }
 
 /*
- * The flow was claimed, idle since @last, at @now: count it and its
+ * The flow was claimed, idle since @latest, at @now: count it and its
  * lateness, and unpublish it. Any context.
  */
-static void flow_expire(struct flow *f, s64 last, u64 now)
+static void flow_expire(struct flow *f, s64 latest, u64 now)
 {
-	u64 late = now - (last + flow_timeout_ns);
+	u64 late = now - (latest + flow_timeout_ns);
 	s64 max = atomic64_read(&flow_late_max);
 
 	this_cpu_inc(flow_counters->late[flow_bucket(late)]);
@@ -423,21 +473,17 @@ static u64 flow_deadline(s64 last)
 			 flow_gran_ns);
 }
 
-/* Move @f's timer to @tick, its new deadline, from a packet. */
-static void flow_arm_fast(struct flow *f, u64 tick, bool insert)
+/* Arm a new flow @f's timer for @tick, its deadline, from its packet. */
+static void flow_arm_fast(struct flow *f, u64 tick)
 {
 	int ret = timeq_fast_update(flow_base, &flow_to_timed(f)->timer, tick);
 
 	if (ret < 0)
 		this_cpu_inc(flow_counters->failed);
-	else if (insert && ret == TIMEQ_APPLIED)
-		this_cpu_inc(flow_counters->ins_applied);
-	else if (insert)
-		this_cpu_inc(flow_counters->ins_deferred);
 	else if (ret == TIMEQ_APPLIED)
-		this_cpu_inc(flow_counters->applied);
+		this_cpu_inc(flow_counters->ins_applied);
 	else
-		this_cpu_inc(flow_counters->deferred);
+		this_cpu_inc(flow_counters->ins_deferred);
 }
 
 /*
@@ -472,12 +518,12 @@ static void flow_timer_fn(struct timeq_timer *timer)
 		goto out;
 	this_cpu_inc(flow_counters->callbacks);
 	/*
-	 * A packet that moved the timer since it was taken out of the queue
-	 * had moved @last first; then @last is read here as new, and the
-	 * flow is not idle.
+	 * @tick is the latest tick stored before the expiry took the timer.
+	 * A packet whose store could not land since moved @last; then @last
+	 * is read here as new, and the flow is not idle.
 	 */
 	tick = timeq_node_time(&timer->node);
-	/* Pairs with the full barrier of the cmpxchg in flow_touch(). */
+	/* Pairs with the full barrier of a packet's cmpxchg of @last. */
 	smp_rmb();
 	last = atomic64_read(&f->last);
 	now = ktime_get_ns();
@@ -493,7 +539,7 @@ static void flow_timer_fn(struct timeq_timer *timer)
 	if (now < tick * flow_gran_ns)
 		this_cpu_inc(flow_counters->early);
 	if (flow_claim(f, last)) {
-		flow_expire(f, last, now);
+		flow_expire(f, flow_latest(f, last), now);
 	} else {
 		/* A packet refreshed it after all. */
 		last = atomic64_read(&f->last);
@@ -614,16 +660,18 @@ static void flow_gc_fn(struct work_struct *work)
 
 /* --- the packet path --- */
 
-/* What flow_touch() found. */
+/* What a refresh found. */
 enum { FLOW_TOUCHED, FLOW_FRESHER, FLOW_IDLE, FLOW_GONE };
 
 /*
- * Move @f's last time forward to @now. FLOW_TOUCHED: done, and *@old is
- * the time it had; FLOW_FRESHER: a packet of @now or later did it first;
- * FLOW_IDLE: the flow has been idle for the time-out since *@old, and is
- * left for the caller to expire; FLOW_GONE: an expiry claimed it.
+ * Move @f's last time forward to @now, unless it is FLOW_DEAD, and, if
+ * @idle, unless the flow has been idle for the time-out. FLOW_TOUCHED:
+ * done, and *@old is the time it had; FLOW_FRESHER: a packet of @now or
+ * later did it first; FLOW_IDLE: the flow has been idle for the time-out
+ * since *@old, and is left for the caller to expire; FLOW_GONE: an expiry
+ * claimed it.
  */
-static int flow_touch(struct flow *f, u64 now, s64 *old)
+static int flow_touch(struct flow *f, u64 now, bool idle, s64 *old)
 {
 	s64 last = atomic64_read(&f->last);
 
@@ -631,7 +679,7 @@ static int flow_touch(struct flow *f, u64 now, s64 *old)
 		if (last == FLOW_DEAD)
 			return FLOW_GONE;
 		*old = last;
-		if (now >= last + flow_timeout_ns)
+		if (idle && now >= last + flow_timeout_ns)
 			return FLOW_IDLE;
 		if (last >= now)
 			return FLOW_FRESHER;
@@ -639,25 +687,42 @@ static int flow_touch(struct flow *f, u64 now, s64 *old)
 	return FLOW_TOUCHED;
 }
 
-/* A packet of @now refreshed @f, whose last time was @old. */
-static void flow_refreshed(struct flow *f, s64 old, u64 now)
+/*
+ * Mode timeq: store in @f's timer the tick at which a packet of @now
+ * leaves the flow idle for the time-out, unless the timer is at that tick
+ * or later already; if the store does not land, move @f's last time
+ * instead (see "A flow's life"). Never FLOW_IDLE.
+ */
+static int flow_refresh_timed(struct flow *f, u64 now, s64 *old)
 {
-	u64 deadline;
+	struct flow_timed *ft = flow_to_timed(f);
+	u64 deadline = flow_deadline(now);
+	int ret;
 
-	this_cpu_inc(flow_counters->refreshes);
-	if (!flow_timed_mode)
-		return;
-	/*
-	 * The timer expires at that tick already: one division, and a read
-	 * of the timer's word (a request for it handed off and not yet
-	 * applied does not show there; this refresh then joins it).
-	 */
-	deadline = flow_deadline(now);
-	if (deadline == timeq_timer_expires(&flow_to_timed(f)->timer)) {
+	if (atomic64_read(&f->last) == FLOW_DEAD)
+		return FLOW_GONE;
+	if (deadline <= timeq_timer_expires(&ft->timer)) {
 		this_cpu_inc(flow_counters->skipped);
-		return;
+	} else if (store &&
+		   timeq_timer_store(flow_base, &ft->timer, deadline)) {
+		this_cpu_inc(flow_counters->stored);
+	} else {
+		ret = flow_touch(f, now, false, old);
+		if (ret != FLOW_GONE)
+			this_cpu_inc(flow_counters->left);
+		return ret;
 	}
-	flow_arm_fast(f, deadline, false);
+	if (now > atomic64_read(&ft->seen))
+		atomic64_set(&ft->seen, now);
+	return FLOW_TOUCHED;
+}
+
+/* Refresh @f with a packet of @now, as its mode does. */
+static int flow_refresh(struct flow *f, u64 now, s64 *old)
+{
+	if (flow_timed_mode)
+		return flow_refresh_timed(f, now, old);
+	return flow_touch(f, now, true, old);
 }
 
 /* The early drop's look: at most so many buckets, and so many flows. */
@@ -672,9 +737,9 @@ static bool flow_evict(u64 now)
 {
 	unsigned int i, b, buckets, seen = 0;
 	const struct bucket_table *tbl;
+	s64 last, latest, best_last = 0, best_latest = 0;
 	struct flow *f, *best = NULL;
 	struct rhash_head *pos;
-	s64 last, best_last = 0;
 
 	/*
 	 * Under the hook's rcu_read_lock(), as a lookup walks: every flow
@@ -691,15 +756,18 @@ static bool flow_evict(u64 now)
 		rht_for_each_entry_rcu(f, pos, tbl, (b + i) & (tbl->size - 1),
 				       node) {
 			last = atomic64_read(&f->last);
-			if (last != FLOW_DEAD && (!best || last < best_last)) {
+			latest = flow_latest(f, last);
+			if (last != FLOW_DEAD &&
+			    (!best || latest < best_latest)) {
 				best = f;
 				best_last = last;
+				best_latest = latest;
 			}
 			if (++seen == FLOW_EVICT_SAMPLE)
 				break;
 		}
 	}
-	if (!best || now < best_last + flow_timeout_ns / 2 ||
+	if (!best || now < best_latest + flow_timeout_ns / 2 ||
 	    !flow_claim(best, best_last))
 		return false;
 	this_cpu_inc(flow_counters->evicted);
@@ -744,14 +812,16 @@ static void flow_create(const struct flow_key *key, u64 now)
 	}
 	f->key = *key;
 	atomic64_set(&f->last, now);
-	if (flow_timed_mode)
+	if (flow_timed_mode) {
 		timeq_timer_init(&flow_to_timed(f)->timer, flow_timer_fn);
+		atomic64_set(&flow_to_timed(f)->seen, now);
+	}
 	twin = rhashtable_lookup_get_insert_fast(&flow_table, &f->node,
 						 flow_params);
 	if (!twin) {
 		this_cpu_inc(flow_counters->created);
 		if (flow_timed_mode)
-			flow_arm_fast(f, flow_deadline(now), true);
+			flow_arm_fast(f, flow_deadline(now));
 		return;
 	}
 	/* Never published: no one else saw @f. */
@@ -762,10 +832,8 @@ static void flow_create(const struct flow_key *key, u64 now)
 		return;
 	}
 	/* A packet on another CPU created it first, or it is expiring. */
-	switch (flow_touch(twin, now, &old)) {
+	switch (flow_refresh(twin, now, &old)) {
 	case FLOW_TOUCHED:
-		flow_refreshed(twin, old, now);
-		break;
 	case FLOW_FRESHER:
 		this_cpu_inc(flow_counters->refreshes);
 		break;
@@ -788,12 +856,8 @@ static void flow_packet(const struct flow_key *key)
 		return;
 	}
 	t0 = local_clock();
-	switch (flow_touch(f, now, &old)) {
+	switch (flow_refresh(f, now, &old)) {
 	case FLOW_TOUCHED:
-		flow_refreshed(f, old, now);
-		flow_cost(&flow_counters->refresh_ns,
-			  flow_counters->refresh_cost, local_clock() - t0);
-		return;
 	case FLOW_FRESHER:
 		this_cpu_inc(flow_counters->refreshes);
 		flow_cost(&flow_counters->refresh_ns,
@@ -978,6 +1042,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "mode %s\n", flow_timed_mode ? "timeq" : "gc");
 	seq_printf(m, "timeout_ms %u\n", timeout_ms);
 	seq_printf(m, "granularity_us %u\n", granularity_us);
+	seq_printf(m, "store %d\n", store);
 	seq_printf(m, "max_flows %u\n", max_flows);
 	seq_printf(m, "flows_live %d\n", atomic_read(&flows_live));
 	seq_printf(m, "flows_allocated %d\n", atomic_read(&flows_allocated));
@@ -988,8 +1053,8 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "packets %llu\n", s->packets);
 	seq_printf(m, "refreshes %llu\n", s->refreshes);
 	seq_printf(m, "refresh_skipped %llu\n", s->skipped);
-	seq_printf(m, "refresh_applied %llu\n", s->applied);
-	seq_printf(m, "refresh_deferred %llu\n", s->deferred);
+	seq_printf(m, "refresh_stored %llu\n", s->stored);
+	seq_printf(m, "refresh_left %llu\n", s->left);
 	seq_printf(m, "refresh_failed %llu\n", s->failed);
 	seq_printf(m, "insert_applied %llu\n", s->ins_applied);
 	seq_printf(m, "insert_deferred %llu\n", s->ins_deferred);

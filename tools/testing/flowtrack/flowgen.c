@@ -225,7 +225,8 @@ static long long count(const struct stats *s, const char *name)
 static bool read_stable(struct stats *s)
 {
 	static const char *const keys[] = { "flows_created", "flows_expired",
-		"flows_live", "flows_freed", "flows_allocated" };
+		"flows_live", "flows_freed", "flows_allocated",
+		"refresh_stored", "queue_stored" };
 	struct stats again;
 	unsigned int i, tries;
 
@@ -321,12 +322,12 @@ static void print_ns(char *buf, size_t len, long long ns)
 
 static void print_header(void)
 {
-	printf("  time    live  created  expired   packets  in place  late p99  drops\n");
+	printf("  time    live  created  expired   packets    stored  late p99  drops\n");
 }
 
 static void print_line(const struct stats *s, double t)
 {
-	long long moved = stat(s, "refresh_applied") + stat(s, "refresh_deferred");
+	long long moved = stat(s, "refresh_stored") + stat(s, "refresh_left");
 	char p99[32];
 
 	if (stat(s, "flows_expired") > 0)
@@ -336,7 +337,7 @@ static void print_line(const struct stats *s, double t)
 	printf("%5.0f s %6lld %8lld %8lld %9lld %8.1f%% %9s %6lld\n", t,
 	       stat(s, "flows_live"), stat(s, "flows_created"),
 	       stat(s, "flows_expired"), stat(s, "packets"),
-	       pct(stat(s, "refresh_applied"), moved), p99,
+	       pct(stat(s, "refresh_stored"), moved), p99,
 	       stat(s, "drop_cap") + stat(s, "drop_nomem") +
 	       stat(s, "drop_insert") + stat(s, "drop_dying") +
 	       count(s, "drop_reaping"));
@@ -894,7 +895,7 @@ static long long peak_live, peak_table;
 
 static void summary(const struct stats *s, const struct result *r)
 {
-	long long moved = stat(s, "refresh_applied") + stat(s, "refresh_deferred");
+	long long moved = stat(s, "refresh_stored") + stat(s, "refresh_left");
 	long long pkts = stat(s, "packets"), refr = stat(s, "refreshes");
 	long long clock = stat(s, "clock_ns");
 	bool timed = !strcmp(s->mode, "timeq");
@@ -920,13 +921,13 @@ static void summary(const struct stats *s, const struct result *r)
 	printf("  packets    %lld through the hooks: %lld sent by the generator, %lld echoed\n",
 	       pkts, r->packets, echoed);
 	if (timed) {
-		printf("  refreshes  %lld of a live flow, %lld of which moved its timer:\n",
+		printf("  refreshes  %lld of a live flow, %lld of which needed a later tick:\n",
 		       refr, moved);
-		printf("             %lld applied in place (%.1f%%), %lld handed off to the slow path;\n",
-		       stat(s, "refresh_applied"),
-		       pct(stat(s, "refresh_applied"), moved),
-		       stat(s, "refresh_deferred"));
-		printf("             %lld fell in the tick already set\n",
+		printf("             %lld stored in the timer (%.1f%%), %lld left to the callback;\n",
+		       stat(s, "refresh_stored"),
+		       pct(stat(s, "refresh_stored"), moved),
+		       stat(s, "refresh_left"));
+		printf("             %lld fell in the tick already set, or before it\n",
 		       stat(s, "refresh_skipped"));
 		printf("             timeq counted %lld updates that were a store alone, and\n",
 		       count(s, "queue_stored"));
@@ -990,7 +991,7 @@ static long long delta(const struct stats *end, const char *name)
 static void window(const struct stats *s)
 {
 	long long pkts = delta(s, "packets"), refr = delta(s, "refreshes");
-	long long moved = delta(s, "refresh_applied") + delta(s, "refresh_deferred");
+	long long moved = delta(s, "refresh_stored") + delta(s, "refresh_left");
 	long long clock = stat(s, "clock_ns"), p50, p99, max;
 	double hook = pkts > 0 ? (double)delta(s, "hook_ns") / pkts - clock : 0;
 	double refresh = refr > 0 ? (double)delta(s, "refresh_ns") / refr - clock : 0;
@@ -1011,9 +1012,9 @@ static void window(const struct stats *s)
 		       opt.measure_from, bucket_total(&end), a, b, c, hook, refresh);
 	if (!opt.result)
 		return;
-	printf("flowgen-result mode=%s packets=%lld refreshes=%lld moved=%lld in_place_pct=%.1f stored_pct=%.1f refiled_per_expiry=%.2f hook_ns=%.0f refresh_ns=%.0f hook_p50_ns=%lld refresh_p50_ns=%lld expiries=%lld late_p50_ns=%lld late_p99_ns=%lld late_max_ns=%lld flow_bytes=%lld peak_live=%lld peak_table_bytes=%lld queue_bytes=%lld\n",
+	printf("flowgen-result mode=%s packets=%lld refreshes=%lld moved=%lld stored_pct=%.1f queue_stored_pct=%.1f refiled_per_expiry=%.2f hook_ns=%.0f refresh_ns=%.0f hook_p50_ns=%lld refresh_p50_ns=%lld expiries=%lld late_p50_ns=%lld late_p99_ns=%lld late_max_ns=%lld flow_bytes=%lld peak_live=%lld peak_table_bytes=%lld queue_bytes=%lld\n",
 	       s->mode, pkts, refr, moved,
-	       pct(delta(s, "refresh_applied"), moved),
+	       pct(delta(s, "refresh_stored"), moved),
 	       pct(count(s, "queue_stored") -
 			   (win_taken ? count(&win_stats, "queue_stored") : 0),
 		   moved),
@@ -1046,14 +1047,30 @@ static void checks(const struct stats *s, const struct result *r)
 	check(stat(s, "callbacks_early") == 0,
 	      "no timer callback before its tick: %lld early",
 	      stat(s, "callbacks_early"));
-	if (!strcmp(s->mode, "timeq"))
+	if (!strcmp(s->mode, "timeq")) {
 		check(stat(s, "queue_deferred") >= 0 &&
 		      sum_reasons(s) == stat(s, "queue_deferred") &&
-		      stat(s, "queue_deferred") ==
-			      stat(s, "refresh_deferred") + stat(s, "insert_deferred"),
-		      "timeq gave a reason for each of its %lld hand-offs (%lld), which are the module's %lld + %lld",
+		      stat(s, "queue_deferred") == stat(s, "insert_deferred"),
+		      "timeq gave a reason for each of its %lld hand-offs (%lld), which are the module's %lld of new flows",
 		      stat(s, "queue_deferred"), sum_reasons(s),
-		      stat(s, "refresh_deferred"), stat(s, "insert_deferred"));
+		      stat(s, "insert_deferred"));
+		check(count(s, "queue_stored") == stat(s, "refresh_stored"),
+		      "timeq counted %lld stores, the module's %lld refreshes stored",
+		      count(s, "queue_stored"), stat(s, "refresh_stored"));
+	}
+	/* On a 64-bit kernel, where stores are made. */
+	if (!strcmp(s->mode, "timeq") && stat(s, "store") == 1 &&
+	    stat(s, "refreshes") > stat(s, "refresh_skipped"))
+		check(stat(s, "refresh_stored") > 0,
+		      "store=1: %lld refreshes stored, %lld left to the callback",
+		      stat(s, "refresh_stored"), stat(s, "refresh_left"));
+	if (!strcmp(s->mode, "timeq") && stat(s, "store") == 0)
+		check(stat(s, "refresh_stored") == 0 &&
+		      stat(s, "refresh_left") > 0 &&
+		      stat(s, "callbacks_rearmed") > 0,
+		      "store=0: %lld refreshes stored, %lld left to the callback, %lld callbacks armed the timer again",
+		      stat(s, "refresh_stored"), stat(s, "refresh_left"),
+		      stat(s, "callbacks_rearmed"));
 	lo = r->sessions - r->merge_risk;
 	/* Each eviction may split a session, at a gap of half the time-out. */
 	split = r->split_risk + (evicted < r->evict_risk ? evicted : r->evict_risk);

@@ -12,6 +12,10 @@
 #   timeq          150 flows, a quarter of them back for a second session,
 #                  until every flow has expired and been freed
 #   timeq, live    stop the traffic and unload with flows live
+#   timeq, store=0 every refresh moves the flow's last time rather than
+#                  store in its timer, as one whose store does not land:
+#                  the callbacks arm the timers again, and the accounting
+#                  holds
 #   timeq, cap     max_flows=50 under 150 flows: drops counted, nothing
 #                  else changes
 #   timeq, spoof   max_flows=50 filled by a spoofer's 50 flows, each kept
@@ -62,6 +66,7 @@ each="--module $ko --unload --interval 500"
 scenarios=(
 	"--params mode=timeq,timeout_ms=3000 --flows 150 --fill 5 --active 5:10 --again 25"
 	"--params mode=timeq,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
+	"--params mode=timeq,timeout_ms=3000,store=0 --flows 100 --fill 2 --active 5:10 --again 25"
 	"--params mode=timeq,timeout_ms=3000,max_flows=50 --flows 150 --fill 3 --active 3:6 --again 25 --cap"
 	"--params mode=timeq,timeout_ms=3000,max_flows=50 --spoof 50 --flows 40 --fill 12 --active 2:4 --interval 250 --again 0"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 0.5 --active 3:6 --again 0 --drain 90"
