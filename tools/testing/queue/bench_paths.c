@@ -38,6 +38,18 @@
  *     at its older time and then expired, against that of timers armed
  *     at those same final times: the difference is the cost of a re-file.
  *     Medians of five interleaved runs.
+ *  5. A flow's refresh, one thread: samples/flowtrack's per-packet code,
+ *     copied here, at N = 10^3 and 10^5 flows, each round a packet of
+ *     every flow in a random order, the clock advancing 500 ms a round
+ *     (ticks of 1 ms, a time-out of 5 s, so every refresh needs a later
+ *     tick, as in make bench-flowtrack): gc, the compare-and-exchange of
+ *     the flow's last time (conntrack's design as the sample's gc mode
+ *     runs it); store, its timeq mode, timeq_timer_store() of the tick to
+ *     the flow's timer on a base; update, its timeq mode before that, the
+ *     compare-and-exchange and then timeq_fast_update(). Each with the
+ *     sample's counting. Medians of five interleaved runs, ns a refresh,
+ *     and each over gc; then every timer is checked to expire at the tick
+ *     of its flow's last packet.
  *
  *	bench_paths [--seconds S]
  *
@@ -539,6 +551,176 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 	return ns;
 }
 
+/* 5: samples/flowtrack's refresh (its flow_touch(), flow_refresh_timed()). */
+#define FLOW_GRAN	1000000ULL	/* ns a tick: 1 ms */
+#define FLOW_TIMEOUT	5000000000ULL	/* 5 s */
+#define FLOW_ROUND	500000000ULL	/* a packet of each flow a round */
+#define FLOW_ROUNDS_OPS	2000000UL	/* packets a run, in whole rounds */
+#define FLOW_DEAD	(-1LL)
+#define FLOW_HORIZON	(1u << 20)	/* ticks: the run's times, and more */
+
+struct bench_flow {
+	atomic64_t		last;
+	struct timeq_timer	timer;
+	atomic64_t		seen;
+};
+
+/*
+ * What the sample counts of a refresh, per CPU with this_cpu_inc() as it
+ * does (compat's costs what timeq's own counting costs here). One thread.
+ */
+struct flow_counts {
+	u64	refreshes, skipped, stored, left, applied, deferred;
+};
+
+static struct flow_counts *flow_pcpu;
+
+static u64 flow_deadline(u64 now)
+{
+	return div64_u64(now + FLOW_TIMEOUT + FLOW_GRAN - 1, FLOW_GRAN);
+}
+
+static bool flow_touch(struct bench_flow *f, u64 now)
+{
+	s64 last = atomic64_read(&f->last);
+
+	do {
+		if (last == FLOW_DEAD || now >= last + FLOW_TIMEOUT)
+			return false;
+		if (last >= now)
+			return true;
+	} while (!atomic64_try_cmpxchg(&f->last, &last, now));
+	return true;
+}
+
+static void flow_store(struct timeq_base *base, struct bench_flow *f,
+		       u64 now)
+{
+	u64 deadline = flow_deadline(now);
+
+	if (atomic64_read(&f->last) == FLOW_DEAD)
+		return;
+	if (deadline <= timeq_timer_expires(&f->timer)) {
+		this_cpu_inc(flow_pcpu->skipped);
+	} else if (timeq_timer_store(base, &f->timer, deadline)) {
+		this_cpu_inc(flow_pcpu->stored);
+	} else {
+		this_cpu_inc(flow_pcpu->left);
+		flow_touch(f, now);
+	}
+	if (now > (u64)atomic64_read(&f->seen))
+		atomic64_set(&f->seen, now);
+	this_cpu_inc(flow_pcpu->refreshes);
+}
+
+static void flow_update(struct timeq_base *base, struct bench_flow *f,
+			u64 now)
+{
+	u64 deadline;
+
+	if (!flow_touch(f, now))
+		return;
+	this_cpu_inc(flow_pcpu->refreshes);
+	deadline = flow_deadline(now);
+	if (deadline == timeq_timer_expires(&f->timer)) {
+		this_cpu_inc(flow_pcpu->skipped);
+		return;
+	}
+	if (timeq_fast_update(base, &f->timer, deadline) == TIMEQ_APPLIED)
+		this_cpu_inc(flow_pcpu->applied);
+	else
+		this_cpu_inc(flow_pcpu->deferred);
+}
+
+/*
+ * One run of @kind (0 gc, 1 store, 2 update) on @n flows, the packets'
+ * flows @ids: ns a refresh. Exits if a timer does not expire at the tick
+ * of its flow's last packet, or a store did not land.
+ */
+static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
+{
+	struct bench_flow *f = calloc(n, sizeof(*f));
+	u64 t0 = 1000 * FLOW_GRAN, step = FLOW_ROUND / n, now = t0;
+	unsigned long k, ops = FLOW_ROUNDS_OPS / n * n;
+	struct flow_counts *c;
+	struct timeq_base *base;
+	unsigned int i;
+	double start, ns;
+
+	if (!flow_pcpu)
+		flow_pcpu = alloc_percpu_gfp(struct flow_counts, GFP_KERNEL);
+	c = per_cpu_ptr(flow_pcpu, compat_this_cpu());
+	compat_clock_set(t0);
+	base = timeq_base_create(FLOW_GRAN, FLOW_HORIZON, 0, 0, GFP_KERNEL);
+	if (!f || IS_ERR(base))
+		exit(1);
+	for (i = 0; i < n; i++) {
+		atomic64_set(&f[i].last, t0);
+		atomic64_set(&f[i].seen, t0);
+		timeq_timer_init(&f[i].timer, NULL);
+		if (timeq_timer_arm(base, &f[i].timer, flow_deadline(t0)))
+			exit(1);
+	}
+	memset(c, 0, sizeof(*c));
+	compat_in_softirq = 1;
+	start = now_seconds();
+	for (k = 0; k < ops; k++) {
+		now += step;
+		if (kind == 0) {
+			if (flow_touch(&f[ids[k]], now))
+				this_cpu_inc(flow_pcpu->refreshes);
+		} else if (kind == 1) {
+			flow_store(base, &f[ids[k]], now);
+		} else {
+			flow_update(base, &f[ids[k]], now);
+		}
+	}
+	ns = (now_seconds() - start) * 1e9 / ops;
+	compat_in_softirq = 0;
+	/* The last round's packets, again, for the times each flow ends at. */
+	for (k = ops - n, now = t0 + (ops - n) * step; k < ops; k++) {
+		now += step;
+		if (kind ? timeq_timer_expires(&f[ids[k]].timer) !=
+				   flow_deadline(now) :
+			   (u64)atomic64_read(&f[ids[k]].last) != now) {
+			fprintf(stderr, "flow refresh %d: flow %u ends wrong\n",
+				kind, ids[k]);
+			exit(1);
+		}
+	}
+	if (c->refreshes != ops || c->left || c->deferred) {
+		fprintf(stderr, "flow refresh %d: %llu refreshes of %lu, %llu left, %llu deferred\n",
+			kind, (unsigned long long)c->refreshes, ops,
+			(unsigned long long)c->left,
+			(unsigned long long)c->deferred);
+		exit(1);
+	}
+	timeq_base_destroy(base);
+	free(f);
+	return ns;
+}
+
+/* Rounds of a packet of each of @n flows, each round in a random order. */
+static unsigned int *flow_ids(unsigned int n, uint64_t *rand)
+{
+	unsigned int *ids = malloc(FLOW_ROUNDS_OPS * sizeof(*ids)), i, j, x;
+	unsigned long k;
+
+	if (!ids)
+		exit(1);
+	for (k = 0; k + n <= FLOW_ROUNDS_OPS; k += n) {
+		for (i = 0; i < n; i++)
+			ids[k + i] = i;
+		for (i = n - 1; i > 0; i--) {
+			j = next_rand(rand) % (i + 1);
+			x = ids[k + i];
+			ids[k + i] = ids[k + j];
+			ids[k + j] = x;
+		}
+	}
+	return ids;
+}
+
 int main(int argc, char **argv)
 {
 	static u64 times[UNCONTENDED_OPS];
@@ -599,6 +781,27 @@ int main(int argc, char **argv)
 		printf("#   expiry: %.1f ns a timer after the stores (%llu filed again once each), %.1f ns a timer armed at its final time: a re-file %.1f ns\n",
 		       median5(ex), (unsigned long long)refiled, median5(eg),
 		       median5(ex) - median5(eg));
+	}
+
+	{
+		static const unsigned int sizes[] = { 1000, 100000 };
+		double gc[5], st[5], up[5];
+		unsigned int *ids, z;
+
+		printf("# a flow's refresh (samples/flowtrack), a packet of every flow a round, a later tick each, median of 5:\n");
+		for (z = 0; z < 2; z++) {
+			ids = flow_ids(sizes[z], &rand);
+			for (i = 0; i < 5; i++) {
+				gc[i] = flow_refresh(0, sizes[z], ids);
+				st[i] = flow_refresh(1, sizes[z], ids);
+				up[i] = flow_refresh(2, sizes[z], ids);
+			}
+			printf("#   N = %u: gc %.1f ns, store %.1f ns (%.2fx gc), update %.1f ns (%.2fx gc)\n",
+			       sizes[z], median5(gc), median5(st),
+			       median5(st) / median5(gc), median5(up),
+			       median5(up) / median5(gc));
+			free(ids);
+		}
 	}
 
 	failed |= contended(0, 0, seconds);
