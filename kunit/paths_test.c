@@ -1326,20 +1326,18 @@ static void paths_test_store_refused(struct kunit *test)
 /*
  * timeq_timer_store() lands where the fast path stores, and changes
  * nothing where the fast path would do more: a timer not armed, an
- * earlier time, a time beyond the window, a request pending, a timer
- * deleted. Only the stores that land are counted.
+ * earlier time, a time beyond the window, a timer deleted. Only the
+ * stores that land are counted.
  */
 static void paths_test_store_alone(struct kunit *test)
 {
 	struct timeq_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	struct timeq_fast_stats fs;
 	struct timeq_base *base;
-	struct timeq *q;
 	u64 at;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	base = clock_base(test);
-	q = tq_base_queue(base);
 	timeq_timer_init(t, NULL);
 	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
 	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at));
@@ -1354,10 +1352,37 @@ static void paths_test_store_alone(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 4 * CLOCK_HORIZON));
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), at);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 9);
-	/*
-	 * A move earlier that finds bucket_lock taken is handed off; while
-	 * it waits, no store lands, and it is applied as asked.
-	 */
+	KUNIT_EXPECT_EQ(test, timeq_timer_delete(base, t), 1);
+	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 20));
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t->node));
+	timeq_get_fast_stats(base, &fs);
+	KUNIT_EXPECT_EQ(test, fs.stored, 2);
+	KUNIT_EXPECT_EQ(test, fs.applied, 2);
+	KUNIT_EXPECT_EQ(test, fs.refused, 0);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, t), 0);
+}
+
+/*
+ * A move earlier that finds bucket_lock taken is handed off; while it
+ * waits, timeq_timer_store() lands nothing, and the request is applied as
+ * asked.
+ */
+static void paths_test_store_pending(struct kunit *test)
+{
+	struct timeq_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct timeq_fast_stats fs;
+	struct timeq_base *base;
+	struct timeq *q;
+	u64 at;
+
+	skip_unless_smp_locks(test);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	base = clock_base(test);
+	q = tq_base_queue(base);
+	timeq_timer_init(t, NULL);
+	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, t, at), 0);
+	KUNIT_EXPECT_TRUE(test, irq_store(base, t, at + 9));
 	spin_lock_bh(&q->bucket_lock);
 	KUNIT_EXPECT_EQ(test, base_fast_update(base, t, at + 3),
 			TIMEQ_DEFERRED);
@@ -1366,15 +1391,10 @@ static void paths_test_store_alone(struct kunit *test)
 	settle(q);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), at + 3);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 3);
-	KUNIT_EXPECT_EQ(test, timeq_timer_delete(base, t), 1);
-	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 20));
-	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t->node));
 	timeq_get_fast_stats(base, &fs);
-	KUNIT_EXPECT_EQ(test, fs.stored, 2);
-	KUNIT_EXPECT_EQ(test, fs.applied, 2);
-	KUNIT_EXPECT_EQ(test, fs.refused, 0);
+	KUNIT_EXPECT_EQ(test, fs.stored, 1);
 	KUNIT_EXPECT_EQ(test, fs.deferred[TIMEQ_DEFER_CONTENDED], 1);
-	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, t), 0);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, t), 1);
 }
 
 /*
@@ -2133,6 +2153,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_store_refresh),
 	KUNIT_CASE(paths_test_store_refused),
 	KUNIT_CASE(paths_test_store_alone),
+	KUNIT_CASE(paths_test_store_pending),
 	KUNIT_CASE(paths_test_store_first),
 #ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_rearm_late),
