@@ -83,18 +83,17 @@ wait_queue_head_t compat_var_waitqueue = {
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
-/* This thread's CPU: the threads are numbered as they first count. */
-int compat_this_cpu(void)
+__thread int compat_cpu = -1;
+
+/* Number this thread's CPU, at its first count (compat.h). */
+int compat_cpu_first(void)
 {
 	static int next;
-	static __thread int cpu = -1;
 
-	if (cpu < 0) {
-		cpu = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
-		if (cpu >= COMPAT_NR_CPUS)
-			abort();
-	}
-	return cpu;
+	compat_cpu = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+	if (compat_cpu >= COMPAT_NR_CPUS)
+		abort();
+	return compat_cpu;
 }
 
 /*

@@ -290,7 +290,21 @@ static inline void list_splice_tail_init(struct list_head *list,
 #define __percpu
 void *compat_alloc_percpu(size_t size);
 void free_percpu(void *ptr);
-int compat_this_cpu(void);
+#ifdef COMPAT_EXPLORE
+int compat_this_cpu(void);	/* the explorer's scheduler names the CPU */
+#else
+/*
+ * This thread's CPU: the threads are numbered as they first count. Inline,
+ * one read of a thread-local once numbered, so that counting costs about
+ * what the kernel's this_cpu_inc(), one instruction, does.
+ */
+extern __thread int compat_cpu;
+int compat_cpu_first(void);
+static inline int compat_this_cpu(void)
+{
+	return compat_cpu >= 0 ? compat_cpu : compat_cpu_first();
+}
+#endif
 #define alloc_percpu_gfp(type, gfp) \
 	((type *)compat_alloc_percpu(((void)(gfp), sizeof(type))))
 #define per_cpu_ptr(ptr, cpu) \
