@@ -41,8 +41,8 @@
  *  5. A flow's refresh, one thread: samples/flowtrack's per-packet code,
  *     copied here, at N = 10^3 and 10^5 flows, each round a packet of
  *     every flow in a random order, the clock advancing 500 ms a round
- *     (ticks of 1 ms, a time-out of 5 s, so every refresh needs a later
- *     tick, as in make bench-flowtrack): gc, the compare-and-exchange of
+ *     (ticks of 1 ms, a time-out of 5 s, so nearly every refresh needs a
+ *     later tick, as in make bench-flowtrack): gc, the compare-and-exchange of
  *     the flow's last time (conntrack's design as the sample's gc mode
  *     runs it); store, its timeq mode, timeq_timer_store() of the tick to
  *     the flow's timer on a base; update, its timeq mode before that, the
@@ -570,7 +570,7 @@ struct bench_flow {
  * does (compat's costs what timeq's own counting costs here). One thread.
  */
 struct flow_counts {
-	u64	refreshes, skipped, stored, left, applied, deferred;
+	u64	refreshes, skipped, stored, left, applied, deferred, failed;
 };
 
 static struct flow_counts *flow_pcpu;
@@ -580,56 +580,72 @@ static u64 flow_deadline(u64 now)
 	return div64_u64(now + FLOW_TIMEOUT + FLOW_GRAN - 1, FLOW_GRAN);
 }
 
-static bool flow_touch(struct bench_flow *f, u64 now)
+enum { FLOW_TOUCHED, FLOW_FRESHER, FLOW_IDLE, FLOW_GONE };
+
+static int flow_touch(struct bench_flow *f, u64 now, bool idle)
 {
 	s64 last = atomic64_read(&f->last);
 
 	do {
-		if (last == FLOW_DEAD || now >= last + FLOW_TIMEOUT)
-			return false;
+		if (last == FLOW_DEAD)
+			return FLOW_GONE;
+		if (idle && now >= last + FLOW_TIMEOUT)
+			return FLOW_IDLE;
 		if (last >= now)
-			return true;
+			return FLOW_FRESHER;
 	} while (!atomic64_try_cmpxchg(&f->last, &last, now));
-	return true;
+	return FLOW_TOUCHED;
 }
 
-static void flow_store(struct timeq_base *base, struct bench_flow *f,
-		       u64 now)
+static int flow_store(struct timeq_base *base, struct bench_flow *f,
+		      u64 now)
 {
 	u64 deadline = flow_deadline(now);
+	int ret;
 
 	if (atomic64_read(&f->last) == FLOW_DEAD)
-		return;
+		return FLOW_GONE;
 	if (deadline <= timeq_timer_expires(&f->timer)) {
 		this_cpu_inc(flow_pcpu->skipped);
 	} else if (timeq_timer_store(base, &f->timer, deadline)) {
 		this_cpu_inc(flow_pcpu->stored);
 	} else {
-		this_cpu_inc(flow_pcpu->left);
-		flow_touch(f, now);
+		ret = flow_touch(f, now, false);
+		if (ret != FLOW_GONE)
+			this_cpu_inc(flow_pcpu->left);
+		return ret;
 	}
 	if (now > (u64)atomic64_read(&f->seen))
 		atomic64_set(&f->seen, now);
-	this_cpu_inc(flow_pcpu->refreshes);
+	return FLOW_TOUCHED;
 }
 
-static void flow_update(struct timeq_base *base, struct bench_flow *f,
-			u64 now)
+/* The design before: the flow's last time, then the timer moved. */
+static int flow_update(struct timeq_base *base, struct bench_flow *f,
+		       u64 now)
 {
+	int ret = flow_touch(f, now, true);
 	u64 deadline;
 
-	if (!flow_touch(f, now))
-		return;
-	this_cpu_inc(flow_pcpu->refreshes);
+	if (ret != FLOW_TOUCHED)
+		return ret;
 	deadline = flow_deadline(now);
 	if (deadline == timeq_timer_expires(&f->timer)) {
 		this_cpu_inc(flow_pcpu->skipped);
-		return;
+		return ret;
 	}
-	if (timeq_fast_update(base, &f->timer, deadline) == TIMEQ_APPLIED)
+	switch (timeq_fast_update(base, &f->timer, deadline)) {
+	case TIMEQ_APPLIED:
 		this_cpu_inc(flow_pcpu->applied);
-	else
+		break;
+	case TIMEQ_DEFERRED:
 		this_cpu_inc(flow_pcpu->deferred);
+		break;
+	default:
+		this_cpu_inc(flow_pcpu->failed);
+		break;
+	}
+	return ret;
 }
 
 /*
@@ -646,9 +662,12 @@ static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 	struct timeq_base *base;
 	unsigned int i;
 	double start, ns;
+	int ret = FLOW_GONE;
 
 	if (!flow_pcpu)
 		flow_pcpu = alloc_percpu_gfp(struct flow_counts, GFP_KERNEL);
+	if (!flow_pcpu)
+		exit(1);
 	c = per_cpu_ptr(flow_pcpu, compat_this_cpu());
 	compat_clock_set(t0);
 	base = timeq_base_create(FLOW_GRAN, FLOW_HORIZON, 0, 0, GFP_KERNEL);
@@ -666,14 +685,15 @@ static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 	start = now_seconds();
 	for (k = 0; k < ops; k++) {
 		now += step;
-		if (kind == 0) {
-			if (flow_touch(&f[ids[k]], now))
-				this_cpu_inc(flow_pcpu->refreshes);
-		} else if (kind == 1) {
-			flow_store(base, &f[ids[k]], now);
-		} else {
-			flow_update(base, &f[ids[k]], now);
-		}
+		if (kind == 0)
+			ret = flow_touch(&f[ids[k]], now, true);
+		else if (kind == 1)
+			ret = flow_store(base, &f[ids[k]], now);
+		else
+			ret = flow_update(base, &f[ids[k]], now);
+		/* As the sample's flow_packet() counts. */
+		if (ret == FLOW_TOUCHED || ret == FLOW_FRESHER)
+			this_cpu_inc(flow_pcpu->refreshes);
 	}
 	ns = (now_seconds() - start) * 1e9 / ops;
 	compat_in_softirq = 0;
@@ -688,7 +708,7 @@ static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 			exit(1);
 		}
 	}
-	if (c->refreshes != ops || c->left || c->deferred) {
+	if (c->refreshes != ops || c->left || c->deferred || c->failed) {
 		fprintf(stderr, "flow refresh %d: %llu refreshes of %lu, %llu left, %llu deferred\n",
 			kind, (unsigned long long)c->refreshes, ops,
 			(unsigned long long)c->left,
