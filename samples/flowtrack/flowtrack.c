@@ -92,9 +92,9 @@
  * A callback runs for the latest tick stored before the expiry took the
  * timer, and no store lands until the callback arms the timer again: so
  * when it reads @last, every refresh since the timer was armed was stored
- * or fell in a tick stored already, and is a time-out old, or moved @last. An eviction may claim a
- * flow that a store refreshes at the same moment; it evicts the flow all
- * the same.
+ * or fell in a tick stored already, and is a time-out old, or moved
+ * @last. An eviction may claim a flow that a store refreshes at the same
+ * moment; it evicts the flow all the same.
  *
  * Every arming of a timer, and every store, is for the deadline of some
  * packet's time, never a later one, so a timer is never due after its
@@ -104,8 +104,8 @@
  *
  * An expiry's lateness counts from the flow's latest packet plus the
  * time-out. In mode timeq, a packet whose refresh needs no move of @last
- * writes its time to flow_timed.seen, a plain store, read only for the
- * lateness and for the eviction's choice.
+ * writes its time to flow_timed.seen (atomic64_set(), no read-modify-
+ * write), read only for the lateness and for the eviction's choice.
  *
  * A packet reaches a flow only through the table, under rcu_read_lock(),
  * and the collector only inside an rhashtable walk, also under RCU; timer
