@@ -57,8 +57,9 @@
 #include "lateness.h"
 
 /*
- * The directed cases run on plain queues, through the tq_ calls that are
- * the base's timer calls on any queue (module/paths.h); the cases of the
+ * The directed cases run on manual bases (tq_base_create_manual(), whose
+ * clock the node calls on its queue move), through the tq_ calls that are
+ * the base's timer calls on its queue (module/paths.h); the cases of the
  * timer base below use its public calls, and its queue (tq_base_queue())
  * for what only a queue answers.
  */
@@ -82,11 +83,26 @@ static struct timeq *plain_queue(struct kunit *test, u64 now, u64 horizon,
 	return q;
 }
 
+/* The queue of a manual base, for the directed cases' timer calls. */
+static struct timeq *manual_queue(struct kunit *test, u64 now, u64 horizon,
+				  unsigned int delta, unsigned int nbuckets)
+{
+	struct timeq_base *base =
+		tq_base_create_manual(now, horizon, delta, nbuckets);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, base);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, destroy_base, base), 0);
+	return tq_base_queue(base);
+}
+
 static void check(struct kunit *test, struct timeq *q)
 {
 	char why[128] = "";
 
-	KUNIT_EXPECT_EQ_MSG(test, tq_check(q, why, sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    tq_base_check(tq_base_of(q), why, sizeof(why)), 0,
+			    "%s", why);
 }
 
 /* The fast path from process context: with bottom halves off, as it asks. */
@@ -134,8 +150,8 @@ static u64 deferred_for(struct timeq *q, unsigned int why)
 /* Let the slow path apply what was handed off: the kick, then the work. */
 static void settle(struct timeq *q)
 {
-	irq_work_sync(&q->kick);
-	flush_work(&q->work);
+	irq_work_sync(&tq_base_of(q)->kick);
+	flush_work(&tq_base_of(q)->work);
 }
 
 /*
@@ -168,21 +184,19 @@ static bool run_until(struct timeq_base *base, struct completion *done)
  */
 static bool run_until(struct timeq_base *base, struct completion *done)
 {
-	struct timeq *q = tq_base_queue(base);
-
 	while (!try_wait_for_completion(done))
-		if (!compat_run_irq_work(&q->kick) &&
-		    !compat_run_work(&q->work) && !compat_hrtimer_next())
+		if (!compat_run_irq_work(&base->kick) &&
+		    !compat_run_work(&base->work) && !compat_hrtimer_next())
 			return false;
 	return true;
 }
 #endif
 
-/* --- directed cases on a plain queue: delta 16, M 16, now 0 --- */
+/* --- directed cases on a manual base: delta 16, M 16, now 0 --- */
 
 static void paths_test_applied(struct kunit *test)
 {
-	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
 	struct timeq_timer a, b;
 	u64 t;
 
@@ -214,7 +228,7 @@ static void paths_test_applied(struct kunit *test)
 
 static void paths_test_deferred(struct kunit *test)
 {
-	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
 	struct timeq_node n1, n2;
 	struct timeq_timer a, b;
 
@@ -271,7 +285,7 @@ static void paths_test_deferred(struct kunit *test)
  */
 static void paths_test_lanes(struct kunit *test)
 {
-	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
 	struct timeq_timer first, near, far;
 
 	skip_unless_smp_locks(test);
@@ -305,7 +319,7 @@ static void paths_test_lanes(struct kunit *test)
 
 static void paths_test_latest_wins(struct kunit *test)
 {
-	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
 	struct timeq_timer a;
 	u64 t;
 
@@ -348,8 +362,8 @@ static void paths_test_latest_wins(struct kunit *test)
 
 static void paths_test_errors(struct kunit *test)
 {
-	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
-	struct timeq *other = plain_queue(test, 0, 256, 16, 16);
+	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
+	struct timeq *other = manual_queue(test, 0, 256, 16, 16);
 	struct timeq_timer a, b;
 	struct timeq_node n;
 
@@ -435,7 +449,7 @@ static void paths_test_tune(struct kunit *test)
  */
 static void paths_test_counters(struct kunit *test)
 {
-	struct timeq *q = plain_queue(test, 0, 256, 16, 16);
+	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
 	struct timeq_fast_stats fs;
 	struct timeq_timer a, b;
 	struct tq_snapshot s;
@@ -990,7 +1004,7 @@ static void paths_test_clock_destroy_in_flight(struct kunit *test)
 	}
 	spin_unlock_bh(&q->head_lock);
 	/* Only the work applies them, and it is in the callback. */
-	KUNIT_EXPECT_FALSE(test, llist_empty(&q->handoffs));
+	KUNIT_EXPECT_FALSE(test, llist_empty(&base->handoffs));
 	timeq_base_destroy(base);
 	KUNIT_EXPECT_TRUE(test, bt->saw_stop);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&bt->timer.node));
@@ -1039,7 +1053,7 @@ static void paths_test_fast_no_hrtimer(struct kunit *test)
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, ret, TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, armed, late);
-	irq_work_sync(&q->kick);
+	irq_work_sync(&base->kick);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(q), soon);
 
 	/*
@@ -1052,7 +1066,7 @@ static void paths_test_fast_no_hrtimer(struct kunit *test)
 	spin_lock(&q->head_lock);
 	local_irq_disable();
 	deferred = timeq_fast_update(base, &t[1], soon - 1);
-	queued = work_pending(&q->work);
+	queued = work_pending(&base->work);
 	local_irq_enable();
 	spin_unlock(&q->head_lock);
 	local_bh_enable();
@@ -1664,7 +1678,7 @@ static void paths_test_contexts_one_cpu(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, oc);
 	oc->t = kunit_kcalloc(test, 16, sizeof(*oc->t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, oc->t);
-	oc->q = plain_queue(test, 0, 1 << 12, 0, 0);
+	oc->q = manual_queue(test, 0, 1 << 12, 0, 0);
 	for (i = 0; i < 16; i++)
 		timeq_timer_init(&oc->t[i], NULL);
 	tasklet_setup(&oc->tasklet, one_cpu_tasklet);
@@ -2058,7 +2072,7 @@ static void paths_test_stress(struct kunit *test)
 			s->deleted += timeq_timer_delete(s->base, &st->timer);
 			break;
 		case 55 ... 61:
-			if (tq_check(s->q, why, sizeof(why))) {
+			if (tq_base_check(s->base, why, sizeof(why))) {
 				KUNIT_FAIL(test, "mid-stress: %s", why);
 				goto stop;
 			}
@@ -2101,9 +2115,9 @@ stop:
 		kfree(rcu_dereference_protected(s->slot[i], true));
 	settle(s->q);
 	KUNIT_EXPECT_EQ(test, timeq_count(s->q), 0);
-	KUNIT_EXPECT_TRUE(test, llist_empty(&s->q->handoffs));
-	KUNIT_EXPECT_EQ_MSG(test, tq_check(s->q, why, sizeof(why)), 0, "%s",
-			    why);
+	KUNIT_EXPECT_TRUE(test, llist_empty(&s->base->handoffs));
+	KUNIT_EXPECT_EQ_MSG(test, tq_base_check(s->base, why, sizeof(why)), 0,
+			    "%s", why);
 #ifdef TIMEQ_DEBUG_FIFO
 	inserted = atomic64_read(&s->q->inserted);
 	KUNIT_EXPECT_EQ(test, inserted, atomic_long_read(&s->fired) + s->deleted);

@@ -15,6 +15,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/timeq.h>
+#include <kunit/visibility.h>
 
 #include "clock.h"
 #include "paths.h"
@@ -79,7 +80,8 @@ struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
 	if (!base)
 		return ERR_PTR(-ENOMEM);
 	tq_clock_init(base, granularity);
-	err = tq_queue_init(&base->queue, base, timeq_base_ticks(base), horizon,
+	tq_handoff_init(base);
+	err = tq_queue_init(&base->queue, timeq_base_ticks(base), horizon,
 			    delta, nbuckets, gfp);
 	if (err)
 		goto err_free_base;
@@ -91,6 +93,53 @@ err_free_base:
 	return ERR_PTR(err);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_base_create, TIMEQ_NS);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * tq_base_create_manual - a manual timer base, for tests
+ * @now:	the initial clock, in ticks
+ * @horizon:	the window, as for timeq_create()
+ * @delta:	the bucket width, as for timeq_create()
+ * @nbuckets:	the number of buckets, as for timeq_create()
+ *
+ * A base whose clock is its queue's, as a plain queue's clock is: the node
+ * calls on its queue (timeq_delete_min(), timeq_del_less_than()) move it,
+ * and CLOCK_MONOTONIC never does. It arms no hrtimer, its work applies
+ * the hand-off and expires nothing, and a move later takes the lanes of
+ * the fast path, or the slow side, instead of a store (tq_base_manual()).
+ * So a test runs the paths of a base, one decision at a time, with
+ * nothing running but what it runs. Destroy it with timeq_base_destroy().
+ *
+ * Context: process context, may sleep.
+ * Return: the base; an ERR_PTR() as timeq_create() returns one.
+ */
+VISIBLE_IF_KUNIT struct timeq_base *tq_base_create_manual(u64 now, u64 horizon,
+							  unsigned int delta,
+							  unsigned int nbuckets)
+{
+	struct timeq_base *base;
+	int err;
+
+	might_sleep();
+	base = kzalloc(sizeof(*base), GFP_KERNEL);
+	if (!base)
+		return ERR_PTR(-ENOMEM);
+	base->manual = true;
+	tq_clock_init(base, 1);
+	tq_handoff_init(base);
+	err = tq_queue_init(&base->queue, now, horizon, delta, nbuckets,
+			    GFP_KERNEL);
+	if (err)
+		goto err_free_base;
+	return base;
+
+err_free_base:
+	tq_clock_exit(base);
+	kfree(base);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_IF_KUNIT(tq_base_create_manual);
+#endif
 
 /**
  * timeq_base_destroy - free a timer base
@@ -114,6 +163,7 @@ void timeq_base_destroy(struct timeq_base *base)
 	if (!base)
 		return;
 	tq_clock_stop(base);
+	tq_handoff_exit(base);
 	tq_queue_exit(&base->queue);
 	tq_clock_release(base);
 	tq_clock_exit(base);

@@ -15,7 +15,7 @@
  *    when the queue empties (tq_clock_changed()). A minimum that moves
  *    later leaves it, and the early firing then finds nothing due and
  *    re-arms. The fast path may not touch the hrtimer (its base lock
- *    spins): when it moves the minimum earlier it queues the queue's
+ *    spins): when it moves the minimum earlier it queues the base's
  *    irq_work, whose handler re-arms (tq_clock_kick()). That costs the
  *    time from the fast update to the self-interrupt in expiry lateness.
  *  - Arming is serialised by @arm_lock, a raw spinlock that the irq_work
@@ -25,7 +25,7 @@
  *    later than the minimum once both have run. (Without it, a kick that
  *    read an older, later minimum could start the hrtimer after the slow
  *    side had set it earlier, and @armed would then hide the loss.)
- *  - The hrtimer's handler only queues the queue's work (handoff.c); the
+ *  - The hrtimer's handler only queues the base's work (handoff.c); the
  *    work expires in process context, so callbacks may sleep.
  *  - Never early, never late by a tick: a timer of tick t is due once tick
  *    t has begun, when ktime_get_ns() >= t * granularity, read in the work
@@ -119,6 +119,8 @@ MODULE_PARM_DESC(expire_budget,
 
 static u64 tq_clock_tick(const struct timeq_base *base)
 {
+	if (tq_base_manual(base))
+		return READ_ONCE(base->queue.now);
 	return div64_u64(ktime_get_ns(), base->granularity);
 }
 
@@ -127,7 +129,7 @@ static enum hrtimer_restart tq_clock_fire(struct hrtimer *hrtimer)
 	struct timeq_base *base =
 		container_of(hrtimer, struct timeq_base, hrtimer);
 
-	queue_work(timeq_wq, &base->queue.work);
+	queue_work(timeq_wq, &base->work);
 	return HRTIMER_NORESTART;
 }
 
@@ -140,6 +142,8 @@ static void tq_clock_set(struct timeq_base *base, u64 time, bool spent)
 	__must_hold(&base->arm_lock)
 {
 	lockdep_assert_held(&base->arm_lock);
+	if (tq_base_manual(base))
+		return;
 	if (time == U64_MAX) {
 		hrtimer_try_to_cancel(&base->hrtimer);
 		WRITE_ONCE(base->armed, TQ_UNARMED);
@@ -158,14 +162,14 @@ static void tq_clock_set(struct timeq_base *base, u64 time, bool spent)
  */
 static void tq_clock_arm(struct timeq *q, bool spent) __must_hold(&q->head_lock)
 {
-	struct timeq_base *base = q->base;
+	struct timeq_base *base = tq_base_of(q);
 	unsigned long flags;
 
 	lockdep_assert_held(&q->head_lock);
 	if (base->stopping)
 		return;
 	if (!list_empty(&base->due))
-		queue_work(timeq_wq, &q->work);
+		queue_work(timeq_wq, &base->work);
 	/* No minimum while work is pending: its last step finds one. */
 	if (!q->min && q->pend != TQ_PEND_NONE)
 		return;
@@ -189,7 +193,7 @@ void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock)
  */
 void tq_clock_kick(struct timeq *q)
 {
-	struct timeq_base *base = q->base;
+	struct timeq_base *base = tq_base_of(q);
 	unsigned long flags;
 	u64 time;
 
@@ -207,7 +211,11 @@ void tq_clock_kick(struct timeq *q)
  */
 u64 tq_clock_fast_tick(const struct timeq *q)
 {
-	return div64_u64(ktime_get_mono_fast_ns(), q->base->granularity);
+	const struct timeq_base *base = tq_base_of_const(q);
+
+	if (tq_base_manual(base))
+		return READ_ONCE(q->now);
+	return div64_u64(ktime_get_mono_fast_ns(), base->granularity);
 }
 
 /* A timeq_fn: put a timer whose tick has passed at the end of @due. */
@@ -215,7 +223,7 @@ static void tq_clock_due(struct timeq_node *node, void *arg)
 {
 	struct timeq *q = arg;
 
-	list_add_tail(&node->entry, &q->base->due);
+	list_add_tail(&node->entry, &tq_base_of(q)->due);
 	WRITE_ONCE(node->owner, tq_owner_word(q, TQ_TAG_OUT));
 }
 
@@ -229,7 +237,7 @@ void tq_clock_catch_up(struct timeq *q)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 	__must_hold(&q->bucket_lock)
 {
-	u64 tick = min(tq_clock_tick(q->base), q->min_time);
+	u64 tick = min(tq_clock_tick(tq_base_of(q)), q->min_time);
 
 	lockdep_assert_held(&q->head_lock);
 	if (tick > q->now) {
@@ -255,7 +263,7 @@ void tq_clock_catch_up(struct timeq *q)
 int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
-	struct timeq_base *base = q->base;
+	struct timeq_base *base = tq_base_of(q);
 	u64 target;
 
 	tq_assert_locked(q);
@@ -279,7 +287,7 @@ int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 /*
  * Take @timer off @q's @due if it is there, as a timer call that re-arms
  * or deletes it does; it is then in no list and no queue. Return: whether
- * it was. Under head_lock; a plain queue never has a timer there.
+ * it was. Under head_lock.
  */
 bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock)
@@ -305,7 +313,7 @@ static int tq_clock_check(struct timeq *q, char *buf, size_t len)
 	u64 last = 0;
 
 	lockdep_assert_held(&q->head_lock);
-	list_for_each_entry(timer, &q->base->due, node.entry) {
+	list_for_each_entry(timer, &tq_base_of(q)->due, node.entry) {
 		if (timer->node.owner != tq_owner_word(q, TQ_TAG_OUT) ||
 		    timer->node.time < last || timer->node.time > q->now)
 			goto bad;
@@ -385,8 +393,8 @@ static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick,
 {
 	struct timeq_timer *timer;
 
-	timer = list_first_entry_or_null(&q->base->due, struct timeq_timer,
-					 node.entry);
+	timer = list_first_entry_or_null(&tq_base_of(q)->due,
+					 struct timeq_timer, node.entry);
 	if (timer && timer->node.time <= tick) {
 		tq_clock_cancel_due(q, timer);
 		*refiled = tq_clock_claim(q, timer, false);
@@ -459,8 +467,8 @@ static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
 {
 	struct timeq_timer *timer;
 
-	timer = list_first_entry_or_null(&q->base->due, struct timeq_timer,
-					 node.entry);
+	timer = list_first_entry_or_null(&tq_base_of(q)->due,
+					 struct timeq_timer, node.entry);
 	if (timer)
 		return timer->node.time <= tick;
 	return q->min && q->min_time <= tick;
@@ -472,7 +480,7 @@ static bool tq_clock_more(struct timeq *q, u64 tick) __must_hold(&q->head_lock)
  */
 static u64 tq_clock_late(struct timeq *q, u64 time)
 {
-	u64 due = time * q->base->granularity;
+	u64 due = time * tq_base_of(q)->granularity;
 	u64 now = ktime_get_ns();
 	u64 late = now > due ? now - due : 0;
 
@@ -492,7 +500,7 @@ static u64 tq_clock_late(struct timeq *q, u64 time)
 static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 			 bool fired, unsigned long *expired)
 {
-	struct timeq_base *base = q->base;
+	struct timeq_base *base = tq_base_of(q);
 	struct timeq_timer *timer;
 	unsigned int done = 0, steps;
 	bool more, again, refiled, ran = false;
@@ -575,11 +583,14 @@ static unsigned int tq_clock_budget(void)
 /* The work's part: one run, and the work again if due timers remain. */
 void tq_clock_expire(struct timeq *q)
 {
+	struct timeq_base *base = tq_base_of(q);
 	unsigned long expired = 0;
 	u64 until = U64_MAX;
 
+	if (tq_base_manual(base))
+		return;
 	if (tq_clock_run(q, &until, tq_clock_budget(), true, &expired))
-		queue_work(timeq_wq, &q->work);
+		queue_work(timeq_wq, &base->work);
 }
 
 /**
@@ -587,7 +598,7 @@ void tq_clock_expire(struct timeq *q)
  * @base:	the timer base
  *
  * Expires every timer due at the current tick, read once when this call's
- * first turn begins, as the queue's work would: each is removed and its
+ * first turn begins, as the base's work would: each is removed and its
  * callback runs here, with no lock of the queue held. Runs of the expiry,
  * this call's and the work's, take turns, so the callbacks of @base run
  * one at a time and in its order (time, then insertion), never early: for
@@ -616,35 +627,35 @@ bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock)
 {
 	lockdep_assert_held(&q->head_lock);
-	return q->base->running == timer;
+	return tq_base_of(q)->running == timer;
 }
 
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer)
 {
-	struct timeq_base *base = q->base;
+	struct timeq_base *base = tq_base_of(q);
 
 	wait_event(base->wait, READ_ONCE(base->running) != timer);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* Whether the queue's hrtimer is set or running, for KUnit only. */
+/* Whether the base's hrtimer is set or running, for KUnit only. */
 VISIBLE_IF_KUNIT bool tq_clock_armed(struct timeq *q)
 {
-	return hrtimer_active(&q->base->hrtimer);
+	return hrtimer_active(&tq_base_of(q)->hrtimer);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed);
 
 /* The tick the hrtimer was last set for, or U64_MAX; for KUnit only. */
 VISIBLE_IF_KUNIT u64 tq_clock_armed_at(struct timeq *q)
 {
-	return READ_ONCE(q->base->armed);
+	return READ_ONCE(tq_base_of(q)->armed);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed_at);
 
 /* Whether timeq_base_destroy() has begun on @q; for KUnit only. */
 VISIBLE_IF_KUNIT bool tq_clock_stopping(struct timeq *q)
 {
-	return READ_ONCE(q->base->stopping);
+	return READ_ONCE(tq_base_of(q)->stopping);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_stopping);
 #endif
@@ -680,7 +691,7 @@ void tq_clock_stop(struct timeq_base *base)
 	tq_lock(q);
 	WRITE_ONCE(base->stopping, true);
 	tq_unlock(q);
-	irq_work_sync(&q->kick);
+	irq_work_sync(&base->kick);
 	hrtimer_cancel(&base->hrtimer);
 }
 
@@ -714,30 +725,31 @@ void tq_clock_release(struct timeq_base *base)
 }
 
 /**
- * tq_check - verify every invariant of a queue, and of its base
- * @q:		the queue, a base's or a plain one
+ * tq_base_check - verify every invariant of a base's queue, and of the base
+ * @base:	the timer base
  * @buf:	where to describe the first violation found, or NULL
  * @len:	size of @buf
  *
- * timeq_check() of @q, then, in a lock hold of its own, the list of
- * timers due of its base, if it has one (tq_clock_check()): for tests.
- * Each is checked whole in its hold.
+ * timeq_check() of its queue, then, in a lock hold of its own, its list
+ * of timers due (tq_clock_check()): for tests. Each is checked whole in
+ * its hold.
  *
  * Context: the slow side; takes every lock.
  * Return: 0 if all is sound; -EUCLEAN with a description in @buf if not.
  */
-int tq_check(struct timeq *q, char *buf, size_t len)
+int tq_base_check(struct timeq_base *base, char *buf, size_t len)
 {
+	struct timeq *q = &base->queue;
 	int ret = timeq_check(q, buf, len);
 
-	if (ret || !q->base)
+	if (ret)
 		return ret;
 	tq_lock(q);
 	ret = tq_clock_check(q, buf, len);
 	tq_unlock(q);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(tq_check);
+EXPORT_SYMBOL_IF_KUNIT(tq_base_check);
 
 /**
  * timeq_base_ticks - the current tick of a base's clock

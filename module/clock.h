@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The timer base, private to module/: the structure that base.c (the
- * base's calls) makes and clock.c (its clock) keeps, the clock's share of
- * its life, and its queue for the rest of module/ and for tests.
+ * base's calls) makes, clock.c (its clock) keeps and handoff.c (the
+ * hand-off of its fast path) feeds, the clock's share of its life, and
+ * its queue for the rest of module/ and for tests.
  */
 #ifndef _TIMEQ_CLOCK_H
 #define _TIMEQ_CLOCK_H
 
 #include <linux/build_bug.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/timeq.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "queue.h"
 
@@ -24,6 +28,10 @@
  *		so that the address /proc/timer_list shows for it is the
  *		base's, by which kmemleak knows the object
  * @queue:	the queue that holds the timers (module/queue.h)
+ * @handoffs:	fast updates waiting for the slow path (handoff.c)
+ * @kick:	queues @work, and re-arms @hrtimer, for the fast path, which
+ *		may not do either itself
+ * @work:	the slow path: applies @handoffs, expires due timers
  * @granularity: nanoseconds per tick
  * @arm_lock:	serialises the setting of @hrtimer and @armed
  * @armed:	the tick @hrtimer is set for, or %TQ_UNARMED
@@ -34,15 +42,23 @@
  *		nothing
  * @wait:	where timeq_delete_sync() waits for @running to change
  * @expiry:	held by each run of the expiry (tq_clock_run())
+ * @manual:	a base of tq_base_create_manual(), for tests (KUnit builds
+ *		only)
  *
  * @due, @running and @stopping are guarded by the queue's head_lock,
  * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
- * @arm_lock. The queue's @base points back here: the timer calls of
- * fast.c and handoff.c call clock.c's tq_clock_* for a base's queue only.
+ * @arm_lock. The timer calls of fast.c and handoff.c run on a base's
+ * queue, and find the base from it (tq_base_of()).
  */
 struct timeq_base {
 	struct hrtimer		hrtimer;
 	struct timeq		queue;
+
+	/* The hand-off, written by fast paths that defer. */
+	struct llist_head	handoffs ____cacheline_aligned_in_smp;
+	struct irq_work		kick;
+	struct work_struct	work;
+
 	u64			granularity;
 	raw_spinlock_t		arm_lock;
 	u64			armed;
@@ -51,6 +67,9 @@ struct timeq_base {
 	bool			stopping;
 	wait_queue_head_t	wait;
 	struct mutex		expiry;		/* one run at a time */
+#if IS_ENABLED(CONFIG_KUNIT)
+	bool			manual;
+#endif
 };
 
 /* The kmemleak object is the hrtimer's: see @hrtimer above. */
@@ -59,28 +78,56 @@ static_assert(offsetof(struct timeq_base, hrtimer) == 0,
 
 /*
  * The queue of @base: for the calls that read it (timeq_now(),
- * timeq_first(), tq_check()); the node calls that change a queue are for
- * plain ones.
+ * timeq_first()); the node calls that change a queue are for
+ * plain ones, and for tests.
  */
 static inline struct timeq *tq_base_queue(struct timeq_base *base)
 {
 	return &base->queue;
 }
 
+/*
+ * The base that composes @q: the queue of every timer call (paths.h), and
+ * of clock.c's, is a base's.
+ */
+static inline struct timeq_base *tq_base_of(struct timeq *q)
+{
+	return container_of(q, struct timeq_base, queue);
+}
+
+static inline const struct timeq_base *tq_base_of_const(const struct timeq *q)
+{
+	return container_of(q, const struct timeq_base, queue);
+}
+
+/*
+ * Whether @base is manual: a test's (tq_base_create_manual(), base.c).
+ * Never, without KUnit.
+ */
+static inline bool tq_base_manual(const struct timeq_base *base)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	return base->manual;
+#else
+	return false;
+#endif
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+struct timeq_base *tq_base_create_manual(u64 now, u64 horizon,
+					 unsigned int delta,
+					 unsigned int nbuckets);
+#endif
+
 /* clock.c: the clock's share of a base's life, for base.c. */
 void tq_clock_init(struct timeq_base *base, u64 granularity);
 void tq_clock_stop(struct timeq_base *base);
 void tq_clock_release(struct timeq_base *base);
 void tq_clock_exit(struct timeq_base *base);
-int tq_check(struct timeq *q, char *buf, size_t len);
+int tq_base_check(struct timeq_base *base, char *buf, size_t len);
 struct timeq_node *tq_clock_first(struct timeq *q);
 
-/*
- * clock.c: the clock's share of the timer calls, for fast.c and handoff.c,
- * which call these for a base's queue only (q->base set), except
- * tq_clock_cancel_due(): it reads only the timer's owner word, and so
- * finds nothing due in a plain queue.
- */
+/* clock.c: the clock's share of the timer calls, for fast.c and handoff.c. */
 void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
 void tq_clock_catch_up(struct timeq *q) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock);

@@ -27,7 +27,7 @@
  *	handoffs	requests put on the hand-off list; an update of a
  *			timer whose request is pending joins that one instead
  *	drained		handed-off requests the slow side applied
- *	slow_runs	runs of the queue's work item
+ *	slow_runs	runs of the base's work item
  *	expiry_runs	expiries that removed nodes: timeq_del_less_than()
  *			calls, and a timer base's runs of its expiry
  *	expired		nodes those removed

@@ -402,7 +402,7 @@ static void tq_dev_unexpire(struct tq_dev_file *f, struct tq_dev_element *elem)
 	spin_unlock(&f->lock);
 }
 
-/* The monotonic clock's callback: in the queue's work, or in a command. */
+/* The monotonic clock's callback: in the base's work, or in a command. */
 static void tq_dev_fire(struct timeq_timer *timer)
 {
 	tq_dev_expired(container_of(timer, struct tq_dev_element, timer));

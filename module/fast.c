@@ -34,11 +34,11 @@
  *
  * The fast path reaches nothing that spins or sleeps: no hrtimer and no
  * workqueue call. Where an update needs the slow path to run, or moves a
- * base's minimum earlier than its hrtimer is set for, it queues
- * @kick, an irq_work: irq_work_queue() claims the item with an atomic
- * operation and raises a self-interrupt, whose handler (tq_kick()) queues
- * the work, re-arms the hrtimer and wakes the slow-side calls waiting for
- * a request.
+ * base's minimum earlier than its hrtimer is set for, it queues the
+ * base's @kick, an irq_work: irq_work_queue() claims the item with an
+ * atomic operation and raises a self-interrupt, whose handler (tq_kick())
+ * queues the work, re-arms the hrtimer and wakes the slow-side calls
+ * waiting for a request.
  *
  * What "never waits" and "O(1) worst case" mean for the fast path: it
  * takes no lock it could wait for, and runs no loop whose length depends
@@ -167,8 +167,6 @@ static int tq_window(const struct timeq *q, u64 now, u64 time)
 
 	if (time < now || time - now < q->horizon)
 		return 0;
-	if (!q->base)
-		return -ERANGE;
 	tick = tq_clock_fast_tick(q);
 	return time < tick || time - tick < q->horizon ? -EAGAIN : -ERANGE;
 }
@@ -213,11 +211,11 @@ static int tq_fast_check(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return 0;
 }
 
-/* The minimum moved from @old to earlier: a base re-arms. */
+/* The minimum moved from @old to earlier: the base re-arms. */
 static void tq_fast_changed(struct timeq *q, u64 old)
 {
-	if (q->base && READ_ONCE(q->min_time) < old)
-		irq_work_queue(&q->kick);
+	if (READ_ONCE(q->min_time) < old)
+		irq_work_queue(&tq_base_of(q)->kick);
 }
 
 /* A lane linked @timer, if @ret is 0: open its word ("Refresh by a store"). */
@@ -390,7 +388,7 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 		if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags)) {
 			clear_bit(TQ_TIMER_PENDING, &timer->flags);
 			/* A shutdown_sync may wait for it: tq_kick() wakes it. */
-			irq_work_queue(&q->kick);
+			irq_work_queue(&tq_base_of(q)->kick);
 			return -ESHUTDOWN;
 		}
 		/*
@@ -411,9 +409,9 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 		 * write above (see "The hand-off").
 		 */
 		WRITE_ONCE(timer->want, time);
-		llist_add(&timer->handoff, &q->handoffs);
+		llist_add(&timer->handoff, &tq_base_of(q)->handoffs);
 		this_cpu_inc(q->counters->handoffs);
-		irq_work_queue(&q->kick);
+		irq_work_queue(&tq_base_of(q)->kick);
 	}
 	return TIMEQ_DEFERRED;
 }
@@ -578,7 +576,7 @@ bool tq_fast_store(struct timeq *q, struct timeq_timer *timer, u64 time)
 	return true;
 }
 
-/* timeq_fast_update() on @q: a base's queue, or a plain one in tests. */
+/* timeq_fast_update() on @q, a base's queue. */
 int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
 	int why = TIMEQ_DEFER_LANE, ret;
@@ -589,7 +587,7 @@ int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return tq_fast_done(q, timer, time, -EBUSY);
-	if (q->base && tq_fast_store(q, timer, time))
+	if (!tq_base_manual(tq_base_of(q)) && tq_fast_store(q, timer, time))
 		return TIMEQ_APPLIED;
 	switch (tq_fast_lane(q, &timer->node, time)) {
 	case TQ_LANE_FAR:

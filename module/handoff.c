@@ -9,7 +9,7 @@
  *
  * A deferred request is the timer itself. The fast path writes the new
  * time to timer->want, and if TQ_TIMER_PENDING was clear, sets it and
- * pushes the timer onto the queue's llist, then kicks. A second update
+ * pushes the timer onto the base's llist, then kicks. A second update
  * before the slow path runs only rewrites ->want, so the slow path applies
  * the latest time once, in the order of the requests' first hand-off. The
  * request can never fail for memory, nor for the window: the fast path
@@ -58,7 +58,7 @@
  * side could wait for, so no slow-side call can know that none is running.
  * That is the caller's to guarantee, as with timer_delete_sync(): see
  * timeq_delete_sync(). Given that, the llist is the only reference the
- * queue keeps to a timer that is not queued, and the delete drains it.
+ * base keeps to a timer that is not queued, and the delete drains it.
  */
 
 #include <linux/bitops.h>
@@ -86,8 +86,7 @@ static void tq_timer_begin(struct timeq *q) __acquires(&q->head_lock)
 	__acquires(&q->head2_lock) __acquires(&q->bucket_lock)
 {
 	tq_slow_begin(q);
-	if (q->base)
-		tq_clock_catch_up(q);
+	tq_clock_catch_up(q);
 }
 
 /*
@@ -98,8 +97,7 @@ static void tq_timer_end(struct timeq *q) __releases(&q->bucket_lock)
 	__releases(&q->head2_lock) __releases(&q->head_lock)
 {
 	tq_finish(q);
-	if (q->base)
-		tq_clock_changed(q);
+	tq_clock_changed(q);
 	tq_unlock(q);
 }
 
@@ -144,7 +142,7 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 static int tq_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
-	if (!q->base || tq_in_window(q, max(time, q->now)))
+	if (tq_in_window(q, max(time, q->now)))
 		return 0;
 	return tq_clock_make_room(q, time);
 }
@@ -170,7 +168,7 @@ static bool tq_disarm(struct timeq *q, struct timeq_timer *timer)
  */
 static void tq_wake_requests(struct timeq *q)
 {
-	wake_up_var(&q->handoffs);
+	wake_up_var(q);
 }
 
 /*
@@ -181,9 +179,11 @@ static void tq_wake_requests(struct timeq *q)
  */
 static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
 {
-	wait_var_event(&q->handoffs,
+	struct timeq_base *base = tq_base_of(q);
+
+	wait_var_event(q,
 		       !test_bit(TQ_TIMER_PENDING, &timer->flags) ||
-			       !llist_empty(&q->handoffs));
+			       !llist_empty(&base->handoffs));
 }
 
 /*
@@ -208,8 +208,8 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 
 	for (;;) {
 		if (tq_room(q, want)) {
-			llist_add(&timer->handoff, &q->handoffs);
-			queue_work(timeq_wq, &q->work);
+			llist_add(&timer->handoff, &tq_base_of(q)->handoffs);
+			queue_work(timeq_wq, &tq_base_of(q)->work);
 			return;
 		}
 		/*
@@ -228,7 +228,7 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 		want = READ_ONCE(timer->want);
 		if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 			return;
-		if (!q->base || tq_in_window(q, max(want, q->now)))
+		if (tq_in_window(q, max(want, q->now)))
 			break;
 		if (test_and_set_bit(TQ_TIMER_PENDING, &timer->flags))
 			return;
@@ -254,7 +254,7 @@ static void tq_drain(struct timeq *q) __must_hold(&q->head_lock)
 	unsigned long n = 0;
 
 	tq_assert_locked(q);
-	list = llist_reverse_order(llist_del_all(&q->handoffs));
+	list = llist_reverse_order(llist_del_all(&tq_base_of(q)->handoffs));
 	llist_for_each_entry_safe(timer, next, list, handoff) {
 		if (!q->budget)
 			/* The timers applied so far are not pending any more. */
@@ -277,7 +277,7 @@ static void tq_drain(struct timeq *q) __must_hold(&q->head_lock)
 /* Forget every handed-off request: the queue is going away. */
 static void tq_discard(struct timeq *q)
 {
-	struct llist_node *list = llist_del_all(&q->handoffs);
+	struct llist_node *list = llist_del_all(&tq_base_of(q)->handoffs);
 	struct timeq_timer *timer, *next;
 
 	llist_for_each_entry_safe(timer, next, list, handoff) {
@@ -319,18 +319,18 @@ static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer,
 	}
 }
 
-/* The slow path: one work item per queue, so never two at once. */
+/* The slow path: one work item per base, so never two at once. */
 static void tq_work(struct work_struct *work)
 {
-	struct timeq *q = container_of(work, struct timeq, work);
+	struct timeq_base *base = container_of(work, struct timeq_base, work);
+	struct timeq *q = &base->queue;
 
 	this_cpu_inc(q->counters->slow_runs);
 	trace_timeq_slow_entry(q);
 	tq_timer_begin(q);
 	tq_drain(q);
 	tq_timer_end(q);
-	if (q->base)
-		tq_clock_expire(q);
+	tq_clock_expire(q);
 	trace_timeq_slow_exit(q);
 }
 
@@ -340,34 +340,34 @@ static void tq_work(struct work_struct *work)
  */
 static void tq_kick(struct irq_work *kick)
 {
-	struct timeq *q = container_of(kick, struct timeq, kick);
+	struct timeq_base *base = container_of(kick, struct timeq_base, kick);
+	struct timeq *q = &base->queue;
 
-	if (q->base)
-		tq_clock_kick(q);
-	if (!llist_empty(&q->handoffs))
-		queue_work(timeq_wq, &q->work);
+	tq_clock_kick(q);
+	if (!llist_empty(&base->handoffs))
+		queue_work(timeq_wq, &base->work);
 	/* A request was pushed, or a refused one cleared PENDING. */
 	smp_mb();
 	tq_wake_requests(q);
 }
 
-/* Set up the hand-off of @q, as the queue is made (life.c). */
-void tq_handoff_init(struct timeq *q)
+/* Set up the hand-off of @base, as the base is made (base.c). */
+void tq_handoff_init(struct timeq_base *base)
 {
-	init_llist_head(&q->handoffs);
-	init_irq_work(&q->kick, tq_kick);
-	INIT_WORK(&q->work, tq_work);
+	init_llist_head(&base->handoffs);
+	init_irq_work(&base->kick, tq_kick);
+	INIT_WORK(&base->work, tq_work);
 }
 
 /*
- * Stop the hand-off of @q, which is going away (life.c): no kick and no
+ * Stop the hand-off of @base, which is going away (base.c): no kick and no
  * work runs after this, and the requests still handed off are dropped.
  */
-void tq_handoff_exit(struct timeq *q)
+void tq_handoff_exit(struct timeq_base *base)
 {
-	irq_work_sync(&q->kick);
-	cancel_work_sync(&q->work);
-	tq_discard(q);
+	irq_work_sync(&base->kick);
+	cancel_work_sync(&base->work);
+	tq_discard(&base->queue);
 }
 
 /* --- the slow side's timer calls --- */
@@ -396,7 +396,8 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 	int ret;
 
 	might_sleep();
-	if (armed_only && q->base && tq_timer_store(q, timer, time))
+	if (armed_only && !tq_base_manual(tq_base_of(q)) &&
+	    tq_timer_store(q, timer, time))
 		return 0;
 	tq_slow_begin_drained(q, timer, time);
 	ret = tq_timer_refuse(q, timer, armed_only);
@@ -452,7 +453,7 @@ static int tq_sync(struct timeq *q, struct timeq_timer *timer, bool shutdown)
 		if (tq_disarm(q, timer))
 			ret = 1;
 		pending = test_bit(TQ_TIMER_PENDING, &timer->flags);
-		running = q->base && tq_clock_running(q, timer);
+		running = tq_clock_running(q, timer);
 		tq_timer_end(q);
 		if (running)
 			tq_clock_wait(q, timer);

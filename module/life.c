@@ -3,11 +3,11 @@
  * timeq: a queue's lifetime, timeq_create() to timeq_destroy(), and the
  * bodies tq_queue_init() and tq_queue_exit() that a base (base.c) runs on
  * the queue it composes. A queue is made with its counters, its memory
- * (queue.c), its locks and its hand-off (handoff.c), and enters the
- * registry (stats.c) last, whole. It goes with its hand-off stopped first,
- * so that no work counts on it any more; then it leaves the registry;
- * then what it still holds is released, a lock hold at a time (paths.c),
- * and its memory and counters are freed.
+ * (queue.c) and its locks, and enters the registry (stats.c) last, whole.
+ * It goes from the registry first; then what it still holds is released,
+ * a lock hold at a time (paths.c), and its memory and counters are
+ * freed. A base stops its hand-off before (base.c), so that no work
+ * counts on the queue any more.
  */
 
 #include <linux/err.h>
@@ -69,7 +69,7 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 	q = kzalloc(sizeof(*q), gfp);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
-	err = tq_queue_init(q, NULL, now, horizon, delta, nbuckets, gfp);
+	err = tq_queue_init(q, now, horizon, delta, nbuckets, gfp);
 	if (err) {
 		kfree(q);
 		return ERR_PTR(err);
@@ -79,18 +79,15 @@ struct timeq *timeq_create(u64 now, u64 horizon, unsigned int delta,
 EXPORT_SYMBOL_NS_GPL(timeq_create, TIMEQ_NS);
 
 /*
- * Initialise the zeroed queue @q, composed by @base or by none: the body
- * of timeq_create() and of timeq_base_create(), whose @base has what
- * tq_stats_register() shows ready. Returns 0 or a negative errno, with
- * nothing left to free.
+ * Initialise the zeroed queue @q: the body of timeq_create() and of
+ * timeq_base_create(). Returns 0 or a negative errno, with nothing left
+ * to free.
  */
-int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
-		  u64 horizon, unsigned int delta, unsigned int nbuckets,
-		  gfp_t gfp)
+int tq_queue_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
+		  unsigned int nbuckets, gfp_t gfp)
 {
 	int err;
 
-	q->base = base;
 	q->counters = alloc_percpu_gfp(struct timeq_counters, gfp);
 	if (!q->counters)
 		return -ENOMEM;
@@ -102,7 +99,6 @@ int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
 	spin_lock_init(&q->head_lock);
 	spin_lock_init(&q->head2_lock);
 	spin_lock_init(&q->bucket_lock);
-	tq_handoff_init(q);
 	tq_stats_register(q);
 	return 0;
 }
@@ -129,16 +125,14 @@ void timeq_destroy(struct timeq *q)
 EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
 
 /*
- * Stop the slow path of @q and release what is still queued, for
- * timeq_destroy() and timeq_base_destroy(): requests handed off and not
- * yet applied are dropped, nodes and timers are released, not run. A base
- * stops its hrtimer before and releases its due timers after (base.c).
- * The memory of @q itself is the caller's to free.
+ * Release what is still queued in @q, for timeq_destroy() and
+ * timeq_base_destroy(): nodes and timers are released, not run. A base
+ * stops its hrtimer and its hand-off before and releases its due timers
+ * after (base.c). The memory of @q itself is the caller's to free.
  */
 void tq_queue_exit(struct timeq *q)
 {
 	might_sleep();
-	tq_handoff_exit(q);
 	tq_stats_unregister(q);
 	tq_lock(q);
 	while (__timeq_release_step(q)) {

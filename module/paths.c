@@ -199,9 +199,12 @@ void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	tq_unlock(q);
-	/* Requests applied before the door are not pending any more. */
+	/*
+	 * Requests applied before the door are not pending any more: wake
+	 * the timer calls that wait for one (handoff.c).
+	 */
 	smp_mb();
-	wake_up_var(&q->handoffs);
+	wake_up_var(q);
 	cond_resched();
 	tq_lock(q);
 	tq_finish(q);

@@ -152,23 +152,22 @@ static inline void tq_timer_drained(struct timeq_timer *timer)
 	atomic64_fetch_andnot(TQ_EXPIRES_BITS, &timer->expires);
 }
 
-/* The hand-off's share of a queue's life (handoff.c), for life.c. */
-void tq_handoff_init(struct timeq *q);
-void tq_handoff_exit(struct timeq *q);
+/* The hand-off's share of a base's life (handoff.c), for base.c. */
+void tq_handoff_init(struct timeq_base *base);
+void tq_handoff_exit(struct timeq_base *base);
 
 /*
  * The body of timeq_create() and timeq_destroy(), for a base's queue too
  * (life.c).
  */
-int tq_queue_init(struct timeq *q, struct timeq_base *base, u64 now,
-		  u64 horizon, unsigned int delta, unsigned int nbuckets,
-		  gfp_t gfp);
+int tq_queue_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
+		  unsigned int nbuckets, gfp_t gfp);
 void tq_queue_exit(struct timeq *q);
 
 /*
- * The timer calls of include/linux/timeq.h on a queue (fast.c, handoff.c):
- * base.c's calls on a base are these on its queue; tests call them on
- * plain queues too.
+ * The timer calls of include/linux/timeq.h on a base's queue (fast.c,
+ * handoff.c), which find the base by it (tq_base_of()): base.c's calls on
+ * a base are these on its queue.
  */
 int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
 bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time);

@@ -12,11 +12,9 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
-#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/timeq.h>
-#include <linux/workqueue.h>
 
 #include "tune.h"
 
@@ -98,12 +96,6 @@ struct timeq_spread {
  * @head_lock:	guards @head, @now, @min and @min_time
  * @head2_lock:	guards @head2
  * @bucket_lock: guards the calendar, @focus and @focus_bucket
- * @handoffs:	fast updates waiting for the slow path
- * @kick:	queues @work, and re-arms the base's hrtimer, for the fast
- *		path, which may not do either itself
- * @work:	the slow path: applies @handoffs, expires due timers
- * @base:	the timer base that composes the queue (module/clock.h), or
- *		NULL for a queue from timeq_create()
  * @counters:	what each CPU counted of the queue (module/counters.h)
  * @id:		the queue's number, from 1 in order of creation: it names
  *		the queue in debugfs and in trace events, which never show
@@ -125,7 +117,6 @@ struct timeq {
 	struct timeq_spread	*head2;
 	struct timeq_spread	*focus;
 	unsigned int		pend;
-	struct timeq_base	*base;
 	struct timeq_counters __percpu *counters;
 
 	/* The near region: head_lock and what it guards. */
@@ -150,11 +141,6 @@ struct timeq {
 
 	/* Each spread array on lines of its own: roles move between them. */
 	struct timeq_spread	spreads[3] ____cacheline_aligned_in_smp;
-
-	/* The hand-off, written by fast paths that defer. */
-	struct llist_head	handoffs ____cacheline_aligned_in_smp;
-	struct irq_work		kick;
-	struct work_struct	work;
 
 	/*
 	 * Cold: the slow side's totals, at each unlock (module/paths.c);

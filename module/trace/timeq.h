@@ -199,7 +199,7 @@ TRACE_EVENT(timeq_expire_exit,
 	    TP_printk("queue=%llu node=%016llx",
 		      __entry->queue, __entry->node));
 
-/* A run of the slow path (the queue's work item) begins, and ends. */
+/* A run of the slow path (the base's work item) begins, and ends. */
 DECLARE_EVENT_CLASS(timeq_slow_class,
 		    TP_PROTO(struct timeq *q),
 		    TP_ARGS(q),

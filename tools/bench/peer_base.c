@@ -86,9 +86,8 @@ static void tb_destroy(void *arg)
 /* What stayed with the slow path: the kick and the work, as they would. */
 static void tb_slow(struct tb_peer *p)
 {
-	struct timeq *q = tq_base_queue(p->base);
-
-	while (compat_run_irq_work(&q->kick) || compat_run_work(&q->work))
+	while (compat_run_irq_work(&p->base->kick) ||
+	       compat_run_work(&p->base->work))
 		;
 }
 

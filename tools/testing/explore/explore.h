@@ -148,8 +148,8 @@ struct xreq {
 #define XW_REQS		64
 
 struct xw {
-	struct timeq		*q;		/* or the base's queue */
-	struct timeq_base	*base;		/* clocked only */
+	struct timeq		*q;		/* the base's queue */
+	struct timeq_base	*base;		/* clocked, or manual */
 	bool			clocked;
 	u64			gran;		/* ns per tick, clocked only */
 	u64			horizon;
@@ -178,9 +178,8 @@ void xw_free(struct xw *w, struct xt *t);
 u64 xw_tick(struct xw *w);
 void xw_advance_to(struct xw *w, u64 tick);
 /*
- * The timer calls of include/linux/timeq.h on the world's base, or
- * those of fast.c and handoff.c (module/paths.h) on its plain queue,
- * which has no public timer calls.
+ * The timer calls of include/linux/timeq.h on the world's base: a clocked
+ * one, or a manual one (tq_base_create_manual(), module/clock.h).
  */
 int xw_timer_arm(struct xw *w, struct xt *t, u64 time);
 int xw_timer_move(struct xw *w, struct xt *t, u64 time);
@@ -203,7 +202,7 @@ int xw_arm_request(struct xw *w, struct xt *t, u64 time);
 #define XW_UNARMED	U64_MAX
 int xw_delete_request(struct xw *w, struct xt *t);
 /*
- * Check every tracked timer as above: at the end for a plain queue; a
+ * Check every tracked timer as above: at the end for a manual base; a
  * clocked scenario calls it from its phase, before its timers expire.
  */
 void xw_check_tracked(struct xw *w);
@@ -214,13 +213,13 @@ uint64_t xw_rand(struct xw *w);
 void xw_check(struct xw *w, const char *when);
 void xw_check_armed(struct xw *w);
 /*
- * Empty a plain queue by delete_min, checking the order, and expect @want
- * nodes (XW_ANY: any number); the final phase of a plain queue. Every
+ * Empty a manual base's queue by delete_min, checking the order, and expect
+ * @want nodes (XW_ANY: any number); the final phase of a manual base. Every
  * insertion must have been removed once: by the scenario's calls, which
  * count what they remove in w->removed, or by this drain.
  */
 #define XW_ANY		(~0UL)
-void xw_drain_plain(struct xw *w, unsigned long want);
+void xw_drain_manual(struct xw *w, unsigned long want);
 
 #define xw_fail(...)	xp_fail(__FILE__, __LINE__, __VA_ARGS__)
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scenarios: two or three threads each, on one queue, through the
- * public API of include/linux/timeq.h only (the checkers and the world's
- * oracles aside), but for a plain queue's timers: a plain queue has only
- * the node calls there, and its timers are armed and moved with the calls
- * of fast.c and handoff.c on a queue (module/paths.h), as only tests do;
- * the world's xw_timer_arm() and the rest choose a base's public call or
- * that one.
+ * The scenarios: two or three threads each, on one timer base, through
+ * the public API of include/linux/timeq.h only (the checkers, the world's
+ * oracles and the manual base aside): a clocked base, or a manual one
+ * (tq_base_create_manual(), module/clock.h), whose clock the node calls
+ * on its queue move and which runs nothing by itself.
  * Each names the defect of README's table it was written to catch, if any,
  * but none expects anything of a particular version of module/: against
  * code without the defect it must pass.
@@ -137,7 +135,7 @@ static void d2_setup(struct xw *w)
 
 static void d2_final(struct xw *w)
 {
-	xw_drain_plain(w, 3);
+	xw_drain_manual(w, 3);
 }
 
 static void d2b_setup(struct xw *w)
@@ -188,7 +186,7 @@ static void d3_setup(struct xw *w)
 
 static void d3_final(struct xw *w)
 {
-	xw_drain_plain(w, 10 + 65);
+	xw_drain_manual(w, 10 + 65);
 }
 
 /* ------------------------------------------------------------------ */
@@ -308,7 +306,7 @@ static void d6_setup(struct xw *w)
 
 static void d6_final(struct xw *w)
 {
-	xw_drain_plain(w, 1 + BULK);
+	xw_drain_manual(w, 1 + BULK);
 }
 
 /* ------------------------------------------------------------------ */
@@ -367,7 +365,7 @@ static void d7b_setup(struct xw *w)
 
 static void d7_final(struct xw *w)
 {
-	xw_drain_plain(w, XW_ANY);
+	xw_drain_manual(w, XW_ANY);
 }
 
 static void d7c_arm(void *arg)
@@ -391,12 +389,12 @@ static void d7c_setup(struct xw *w)
 
 static void d7c_final(struct xw *w)
 {
-	xw_drain_plain(w, 66);
+	xw_drain_manual(w, 66);
 }
 
 /* ------------------------------------------------------------------ */
 /*
- * The fast path against the slow side on a plain queue: two softirqs
+ * The fast path against the slow side on a manual base: two softirqs
  * move timers within and across the near buckets and into the far
  * ones, and read the minimum; a slow thread arms, moves, deletes and
  * delete_mins, with a bulk bucket to resolve.
@@ -456,7 +454,7 @@ static void g1_setup(struct xw *w)
 static void g1_final(struct xw *w)
 {
 	/* How many: the minimum delete_min took may be armed again. */
-	xw_drain_plain(w, XW_ANY);
+	xw_drain_manual(w, XW_ANY);
 }
 
 /* ------------------------------------------------------------------ */
@@ -542,7 +540,7 @@ static void g2_setup(struct xw *w)
 
 static void g2_final(struct xw *w)
 {
-	xw_drain_plain(w, XW_ANY);
+	xw_drain_manual(w, XW_ANY);
 }
 
 /* ------------------------------------------------------------------ */
@@ -589,7 +587,7 @@ static void g3_setup(struct xw *w)
 
 static void g3_final(struct xw *w)
 {
-	xw_drain_plain(w, 70 + 1 + 1 - 1);
+	xw_drain_manual(w, 70 + 1 + 1 - 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -817,7 +815,7 @@ static void g8_setup(struct xw *w)
 
 static void g8_final(struct xw *w)
 {
-	xw_drain_plain(w, 2);
+	xw_drain_manual(w, 2);
 }
 
 /* ------------------------------------------------------------------ */
@@ -878,7 +876,7 @@ static void g10_setup(struct xw *w)
 
 static void g10_final(struct xw *w)
 {
-	xw_drain_plain(w, XW_ANY);
+	xw_drain_manual(w, XW_ANY);
 }
 
 /* ------------------------------------------------------------------ */
@@ -897,7 +895,7 @@ static void g11_shutdown(void *arg)
 	w->removed += xw_shutdown_sync(w, x);
 	if (x->timer.node.owner)
 		xw_fail("X is queued after timeq_shutdown_sync() returned");
-	for (node = w->q->handoffs.first; node; node = node->next)
+	for (node = w->base->handoffs.first; node; node = node->next)
 		if (node == &x->timer.handoff)
 			xw_fail("X is on the hand-off list after timeq_shutdown_sync() returned");
 }
@@ -956,7 +954,7 @@ static void g12_setup(struct xw *w)
 
 static void g12_final(struct xw *w)
 {
-	xw_drain_plain(w, 10 + 1);
+	xw_drain_manual(w, 10 + 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1000,7 +998,7 @@ static void g13_setup(struct xw *w)
 
 static void g13_final(struct xw *w)
 {
-	xw_drain_plain(w, 4);
+	xw_drain_manual(w, 4);
 }
 
 /* ------------------------------------------------------------------ */

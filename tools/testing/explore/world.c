@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The world a scenario runs in: one queue, plain or a timer base's (a
- * "clocked" world), the scenario's timers and nodes, and the oracles every
- * run is judged by.
+ * The world a scenario runs in: one timer base, manual (its clock the
+ * node calls on its queue move: tq_base_create_manual(), module/clock.h)
+ * or on compat's clock (a "clocked" world), the scenario's timers and
+ * nodes, and the oracles every run is judged by.
  *
  * At every quiet moment (the last spinlock held by anyone released) with
  * no work pending, the queue's invariants hold (__timeq_check()). At
@@ -15,9 +16,9 @@
  * are in its threads), and at the end every timer that must fire has
  * fired, the queue is empty, no request is left, no freed timer was
  * written, and each tracked timer is where a request older than no other
- * put it (xw_check_requests()); a plain queue is drained in order, and
- * every insertion must have been removed once. Then the queue (or the
- * base) is destroyed and no allocation may be left.
+ * put it (xw_check_requests()); a manual base's queue is drained in
+ * order, and every insertion must have been removed once. Then the base
+ * is destroyed and no allocation may be left.
  *
  * In every callback: the timer was not freed by its owner (xw_free()
  * poisons it: the callback pointer becomes xw_fire_freed(), the rest a
@@ -92,21 +93,19 @@ void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 		xp_clock_set(now * w->gran);
 		base = timeq_base_create(w->gran, horizon, delta, nbuckets,
 					 GFP_KERNEL);
-		if (IS_ERR(base))
-			xw_fail("creating the base: %ld", PTR_ERR(base));
-		w->base = base;
-		q = tq_base_queue(base);
-		/*
-		 * struct timeq_base (clock.h) named as a whole, the queue it
-		 * composes and the queue's fields within it.
-		 */
-		xp_name(base, sizeof(*base), "base");
 	} else {
-		q = timeq_create(now, horizon, delta, nbuckets, GFP_KERNEL);
-		if (IS_ERR(q))
-			xw_fail("creating the queue: %ld", PTR_ERR(q));
+		base = tq_base_create_manual(now, horizon, delta, nbuckets);
 	}
+	if (IS_ERR(base))
+		xw_fail("creating the base: %ld", PTR_ERR(base));
+	w->base = base;
+	q = tq_base_queue(base);
 	w->q = q;
+	/*
+	 * struct timeq_base (clock.h) named as a whole, the queue it composes
+	 * and the fields of both within it.
+	 */
+	xp_name(base, sizeof(*base), "base");
 	xp_name(q, sizeof(*q), "q");
 	xp_name(&q->head_lock, sizeof(q->head_lock), "head_lock");
 	xp_name(&q->head2_lock, sizeof(q->head2_lock), "head2_lock");
@@ -119,9 +118,9 @@ void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 	xp_name(&q->head2, sizeof(q->head2), "q->head2");
 	xp_name(&q->focus, sizeof(q->focus), "q->focus");
 	xp_name(&q->calendar_count, sizeof(q->calendar_count), "q->calendar_count");
-	xp_name(&q->handoffs, sizeof(q->handoffs), "handoffs");
-	xp_name(&q->kick, sizeof(q->kick), "kick");
-	xp_name(&q->work, sizeof(q->work), "work");
+	xp_name(&base->handoffs, sizeof(base->handoffs), "handoffs");
+	xp_name(&base->kick, sizeof(base->kick), "kick");
+	xp_name(&base->work, sizeof(base->work), "work");
 	if (clocked)
 		xp_name(xp_hrtimer_first(), sizeof(struct hrtimer), "hrtimer");
 }
@@ -217,44 +216,32 @@ void xw_advance_to(struct xw *w, u64 tick)
 
 int xw_timer_arm(struct xw *w, struct xt *t, u64 time)
 {
-	if (w->base)
-		return timeq_timer_arm(w->base, &t->timer, time);
-	return tq_timer_arm(w->q, &t->timer, time);
+	return timeq_timer_arm(w->base, &t->timer, time);
 }
 
 int xw_timer_move(struct xw *w, struct xt *t, u64 time)
 {
-	if (w->base)
-		return timeq_timer_move(w->base, &t->timer, time);
-	return tq_timer_move(w->q, &t->timer, time);
+	return timeq_timer_move(w->base, &t->timer, time);
 }
 
 int xw_timer_delete(struct xw *w, struct xt *t)
 {
-	if (w->base)
-		return timeq_timer_delete(w->base, &t->timer);
-	return tq_timer_delete(w->q, &t->timer);
+	return timeq_timer_delete(w->base, &t->timer);
 }
 
 int xw_delete_sync(struct xw *w, struct xt *t)
 {
-	if (w->base)
-		return timeq_delete_sync(w->base, &t->timer);
-	return tq_delete_sync(w->q, &t->timer);
+	return timeq_delete_sync(w->base, &t->timer);
 }
 
 int xw_shutdown_sync(struct xw *w, struct xt *t)
 {
-	if (w->base)
-		return timeq_shutdown_sync(w->base, &t->timer);
-	return tq_shutdown_sync(w->q, &t->timer);
+	return timeq_shutdown_sync(w->base, &t->timer);
 }
 
 int xw_fast_min(struct xw *w, u64 *time)
 {
-	if (w->base)
-		return timeq_fast_min(w->base, time);
-	return tq_fast_min(w->q, time);
+	return timeq_fast_min(w->base, time);
 }
 
 int xw_fast_update(struct xw *w, struct xt *t, u64 time)
@@ -262,10 +249,7 @@ int xw_fast_update(struct xw *w, struct xt *t, u64 time)
 	int was = compat_in_softirq, ret;
 
 	compat_in_softirq = 1;
-	if (w->base)
-		ret = timeq_fast_update(w->base, &t->timer, time);
-	else
-		ret = tq_fast_update(w->q, &t->timer, time);
+	ret = timeq_fast_update(w->base, &t->timer, time);
 	compat_in_softirq = was;
 	if (ret < 0 && ret != -ESHUTDOWN)
 		xw_fail("timeq_fast_update(%s, %llu) refused: %d", t->name,
@@ -423,7 +407,7 @@ void xw_check(struct xw *w, const char *when)
 	if (w->q->pend != TQ_PEND_NONE)
 		xw_fail("%s: work is pending (pend %u), but every call has returned",
 			when, w->q->pend);
-	if (tq_check(w->q, why, sizeof(why)))
+	if (tq_base_check(w->base, why, sizeof(why)))
 		xw_fail("%s: %s", when, why);
 }
 
@@ -445,10 +429,10 @@ void xw_check_armed(struct xw *w)
 }
 
 /*
- * A plain queue's final phase: delete_min everything, in order of time,
+ * A manual base's final phase: delete_min everything, in order of time,
  * then insertion, and expect @want nodes.
  */
-void xw_drain_plain(struct xw *w, unsigned long want)
+void xw_drain_manual(struct xw *w, unsigned long want)
 {
 	u64 last_time = 0, last_seq = 0;
 	struct timeq_node *node;
@@ -488,7 +472,7 @@ static void xw_final(struct xw_run *r)
 	if (w->clocked && timeq_count(w->q))
 		xw_fail("%lu timers still queued after the clock passed them all",
 			timeq_count(w->q));
-	if (w->q->handoffs.first)
+	if (w->base->handoffs.first)
 		xw_fail("a hand-off request was left on the list");
 	for (i = 0; i < w->ntimers; i++) {
 		struct xt *t = &w->t[i];
@@ -582,17 +566,12 @@ void xw_teardown(void *ctx, bool failed)
 	struct xw *w = &r->w;
 
 	if (!failed && w->q) {
-		if (w->base)
-			timeq_base_destroy(w->base);
-		else
-			timeq_destroy(w->q);
+		timeq_base_destroy(w->base);
 		w->q = NULL;
 		w->base = NULL;
 		if (compat_allocations != w->allocations)
-			xw_fail("%ld allocations left after %s()",
-				compat_allocations - w->allocations,
-				w->clocked ? "timeq_base_destroy" :
-					     "timeq_destroy");
+			xw_fail("%ld allocations left after timeq_base_destroy()",
+				compat_allocations - w->allocations);
 	}
 	XW_UNPOISON(w->t, sizeof(w->t));
 }

@@ -31,7 +31,7 @@
  *  4. Refresh, one thread, N = 1000 timers, the same sequence of moves
  *     of a random timer to 1 to 16 ticks past the time it expires at: on
  *     a timer base, where each is a store (module/fast.c, "Refresh by a
- *     store"), and on a plain queue, where the lanes relink the node (but
+ *     store"), and on a manual base, where the lanes relink the node (but
  *     hand off a far move of the earliest timer, whose later moves then
  *     join that request: nothing runs the slow path meanwhile);
  *     then the base's expiry of the stored timers, each filed again once
@@ -118,11 +118,30 @@ static void pin(int cpu)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-/* Run the queue's kick and work, as the kernel would when they are queued. */
+/*
+ * The queue of a manual base (module/clock.h): the paths as on a queue
+ * whose clock only its node calls move, and nothing runs but what the
+ * bench runs.
+ */
+static struct timeq *manual_queue(u64 now)
+{
+	struct timeq_base *base = tq_base_create_manual(now, HORIZON, 0, 0);
+
+	if (IS_ERR(base))
+		exit(1);
+	return tq_base_queue(base);
+}
+
+static void manual_destroy(struct timeq *q)
+{
+	timeq_base_destroy(tq_base_of(q));
+}
+
+/* Run the base's kick and work, as the kernel would when they are queued. */
 static void run_slow_path(struct timeq *q)
 {
-	compat_run_irq_work(&q->kick);
-	compat_run_work(&q->work);
+	compat_run_irq_work(&tq_base_of(q)->kick);
+	compat_run_work(&tq_base_of(q)->work);
 }
 
 static int check(struct timeq *q, const char *what)
@@ -140,11 +159,11 @@ static int check(struct timeq *q, const char *what)
 static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 {
 	struct timeq_timer *t = calloc(UNCONTENDED_N, sizeof(*t));
-	struct timeq *q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	struct timeq *q = manual_queue(0);
 	unsigned long i;
 	double start, ns;
 
-	if (!t || IS_ERR(q))
+	if (!t)
 		exit(1);
 	for (i = 0; i < UNCONTENDED_N; i++) {
 		timeq_timer_init(&t[i], NULL);
@@ -175,7 +194,7 @@ static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 	run_slow_path(q);
 	if (check(q, "uncontended"))
 		exit(1);
-	timeq_destroy(q);
+	manual_destroy(q);
 	free(t);
 	return ns;
 }
@@ -417,12 +436,12 @@ static int contended(int mixed, int plain, double seconds)
 	unsigned int i;
 	int failed = 0;
 
-	b.q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	b.q = manual_queue(0);
 	b.fast = calloc(FAST_TIMERS, sizeof(*b.fast));
 	b.slow = calloc(SLOW_NODES, sizeof(*b.slow));
 	b.lat_applied.v = malloc(MAX_SAMPLES * sizeof(uint32_t));
 	b.lat_deferred.v = malloc(MAX_SAMPLES * sizeof(uint32_t));
-	if (IS_ERR(b.q) || !b.fast || !b.slow || !b.lat_applied.v ||
+	if (!b.fast || !b.slow || !b.lat_applied.v ||
 	    !b.lat_deferred.v)
 		exit(1);
 	spin_lock_init(&b.lock);
@@ -465,7 +484,7 @@ static int contended(int mixed, int plain, double seconds)
 		printf("not ok - %lu nodes left\n", timeq_count(b.q));
 		failed = 1;
 	}
-	timeq_destroy(b.q);
+	manual_destroy(b.q);
 	free(b.fast);
 	free(b.slow);
 	free(b.lat_applied.v);
@@ -478,7 +497,7 @@ static int contended(int mixed, int plain, double seconds)
 #define REFRESH_GRAN	1000ULL		/* ns per tick of the base */
 
 /*
- * @kind 0: the moves on a base (stores); 1: on a plain queue (the lanes);
+ * @kind 0: the moves on a base (stores); 1: on a manual base (the lanes);
  * 2: no moves, the timers armed at the final times of kind 0's. Kinds 0
  * and 2 then expire every timer: *@expire_ns is that per timer, and
  * *@refiled how many the expiry filed again.
@@ -496,11 +515,11 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 
 	compat_clock_set(at * REFRESH_GRAN);
 	if (kind == 1)
-		q = timeq_create(at, HORIZON, 0, 0, GFP_KERNEL);
+		q = manual_queue(at);
 	else
 		base = timeq_base_create(REFRESH_GRAN, HORIZON, 0, 0,
 					 GFP_KERNEL);
-	if (!t || (kind == 1 ? IS_ERR(q) : IS_ERR(base)))
+	if (!t || (kind != 1 && IS_ERR(base)))
 		exit(1);
 	for (i = 0; i < UNCONTENDED_N; i++) {
 		timeq_timer_init(&t[i], NULL);
@@ -515,7 +534,7 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 		start = now_seconds();
 		for (i = 0; i < UNCONTENDED_OPS; i++) {
 			struct timeq_timer *timer = &t[ids[i]];
-			/* A plain queue's timer is where its node is. */
+			/* A manual base's timer is where its node is. */
 			u64 time = steps[i] +
 				   (kind == 1 ? timeq_node_time(&timer->node) :
 						timeq_timer_expires(timer));
@@ -532,7 +551,7 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 		run_slow_path(q);
 		if (check(q, "refresh"))
 			exit(1);
-		timeq_destroy(q);
+		manual_destroy(q);
 		free(t);
 		return ns;
 	}
@@ -796,7 +815,7 @@ int main(int argc, char **argv)
 		}
 		printf("# refresh, N = %u, moves 1 to 16 ticks past the time a timer expires at, median of 5:\n",
 		       UNCONTENDED_N);
-		printf("#   a store on a base %.1f ns, the lanes on a plain queue %.1f ns (%.2fx)\n",
+		printf("#   a store on a base %.1f ns, the lanes on a manual base %.1f ns (%.2fx)\n",
 		       median5(st), median5(ln), median5(ln) / median5(st));
 		printf("#   expiry: %.1f ns a timer after the stores (%llu filed again once each), %.1f ns a timer armed at its final time: a re-file %.1f ns\n",
 		       median5(ex), (unsigned long long)refiled, median5(eg),

@@ -20,7 +20,7 @@
  *			or pulled a bounded number of times, each operation
  *			adds O(1)
  *
- * The tq_check() calls between sequences are the tests' own, not part
+ * The tq_base_check() calls between sequences are the tests' own, not part
  * of any count. Output is TAP.
  *
  *	bounded [--nodes N]
@@ -60,15 +60,18 @@ static uint64_t next_rand(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+/* A run on the queue of a manual base (module/clock.h). */
 static void start(struct run *r)
 {
+	struct timeq_base *base;
 	unsigned long i;
 
 	memset(r, 0, sizeof(*r));
-	r->q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	base = tq_base_create_manual(0, HORIZON, 0, 0);
 	r->n = calloc(nodes, sizeof(*r->n));
-	if (IS_ERR(r->q) || !r->n)
+	if (IS_ERR(base) || !r->n)
 		exit(1);
+	r->q = tq_base_queue(base);
 	for (i = 0; i < nodes; i++)
 		timeq_node_init(&r->n[i]);
 	for (i = 0; i < 4; i++)
@@ -96,7 +99,7 @@ static void finish_bound(struct run *r, const char *name, int amortised,
 	int ok;
 
 	ok = !r->wrong && max <= bound && (!amortised || total <= allowed) &&
-	     !tq_check(r->q, why, sizeof(why));
+	     !tq_base_check(tq_base_of(r->q), why, sizeof(why));
 	printf("%sok %u - %s: ", ok ? "" : "not ", ++tests, name);
 	printf("%lu visits a hold at most (bound %lu), ", max, bound);
 	printf("%.2f an operation, %lu operations, %lu nodes%s\n",
@@ -107,7 +110,7 @@ static void finish_bound(struct run *r, const char *name, int amortised,
 		printf("# total visits %lu, allowed %lu\n", total, allowed);
 	}
 	measure_from_here(r);
-	timeq_destroy(r->q);
+	timeq_base_destroy(tq_base_of(r->q));
 	free(r->n);
 }
 
@@ -384,7 +387,7 @@ static void removals_with_pulls(int batch)
  * in no order: each leaves a WALK of the rest, which the drain finishes
  * before the next request, so a hold mixes requests with walks. The
  * requests are handed off while the test holds bucket_lock (the far lane
- * then defers), then drained by the queue's work.
+ * then defers), then drained by the base's work.
  */
 static void walks_between_requests(void)
 {
@@ -409,8 +412,8 @@ static void walks_between_requests(void)
 			tq_fast_update(r.q, &t[j], timeq_now(r.q) + 9 * DELTA);
 		compat_in_softirq = 0;
 		spin_unlock(&r.q->bucket_lock);
-		compat_run_irq_work(&r.q->kick);
-		compat_run_work(&r.q->work);
+		compat_run_irq_work(&tq_base_of(r.q)->kick);
+		compat_run_work(&tq_base_of(r.q)->work);
 		for (j = 0; j < TIMEQ_WALK; j++) {
 			r.wrong |= timeq_node_time(&t[j].node) !=
 				   timeq_now(r.q) + 9 * DELTA;
@@ -464,7 +467,7 @@ static void make_room_clocked(void)
 	     timeq_count(q) == 1;
 	max = q->max_visits;
 	expired = timeq_expire(base);
-	ok = ok && expired == n && !tq_check(q, why, sizeof(why));
+	ok = ok && expired == n && !tq_base_check(base, why, sizeof(why));
 	max = max > q->max_visits ? max : q->max_visits;
 	total = q->total_visits;
 	allowed = n + 4 * (n + 1);
@@ -529,7 +532,7 @@ static void refiled_clocked(void)
 	allowed = visits / TIMEQ_HOLD + 2 * runs + 1;
 	timeq_get_fast_stats(base, &fs);
 	refiled = fs.refiled - refiled;
-	ok &= !expired && refiled == n && !tq_check(q, why, sizeof(why));
+	ok &= !expired && refiled == n && !tq_base_check(base, why, sizeof(why));
 	ok &= q->max_visits <= TIMEQ_HOLD + 1;
 	ok &= visits >= n && holds <= allowed;
 	compat_clock_set(3 * d);
@@ -572,7 +575,7 @@ static void destroy(void)
 	printf("%sok %u - destroy: %lu nodes released, at most %lu in a lock hold (bound %d)\n",
 	       ok ? "" : "not ", ++tests, nodes, max, TIMEQ_STEP);
 	failed += !ok;
-	timeq_destroy(r.q);
+	timeq_base_destroy(tq_base_of(r.q));
 	free(r.n);
 }
 

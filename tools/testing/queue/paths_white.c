@@ -7,9 +7,10 @@
  * the ->want of the hand-off, the doors of the drain, the slow-side calls
  * against a request in flight, the far exits of the slow side, a timer
  * base's due list and the arming of its hrtimer. The cases call the timer
- * calls of fast.c and handoff.c on a queue, tq_fast_update(),
- * tq_timer_arm() and the rest (module/paths.h): on a plain queue, or on a
- * base's (tq_base_queue()), which is what the public calls on a base run.
+ * calls of fast.c and handoff.c on a base's queue, tq_fast_update(),
+ * tq_timer_arm() and the rest (module/paths.h), which is what the public
+ * calls on a base run: on a manual base (tq_base_create_manual(), whose
+ * clock the node calls on its queue move), or on one on compat's clock.
  *
  * This file includes paths.c, fast.c and handoff.c themselves, as
  * tools/testing/vma includes mm/vma.c, so that a case can:
@@ -129,32 +130,25 @@ static void ct_fn(struct timeq_timer *timer)
 }
 
 /*
- * A queue (a plain one, or a base's), NTIMERS timers and NNODES nodes; the
- * queue is destroyed first.
+ * A base (a manual one, or one on compat's clock), its queue, NTIMERS
+ * timers and NNODES nodes; the base is destroyed first.
  */
 struct fix {
 	struct timeq		*q;
-	struct timeq_base	*base;	/* q's base, or NULL */
-	struct timeq_timer	*t;	/* a plain queue's */
-	struct timeq_node	*n;	/* a plain queue's */
-	struct ctimer		*c;	/* a base's */
+	struct timeq_base	*base;	/* q's base */
+	struct timeq_timer	*t;	/* a manual base's */
+	struct timeq_node	*n;	/* a manual base's */
+	struct ctimer		*c;	/* a clocked base's */
 };
 
 /*
- * A queue the checker finds corrupt is left, not destroyed: releasing it
+ * A base the checker finds corrupt is left, not destroyed: releasing it
  * could loop on the corruption (a mutant's, tools/testing/mutate), where
  * the leak fails the case at once.
  */
-static void destroy_queue(void *q)
-{
-	if (!tq_check(q, NULL, 0))
-		timeq_destroy(q);
-}
-
-/* The same for a base, by its queue. */
 static void destroy_base(void *base)
 {
-	if (!tq_check(tq_base_queue(base), NULL, 0))
+	if (!tq_base_check(base, NULL, 0))
 		timeq_base_destroy(base);
 }
 
@@ -165,15 +159,6 @@ static void fix_hooks(void)
 	at_push.fn = NULL;
 	at_door.fn = NULL;
 	at_wait.fn = NULL;
-}
-
-static void fix_queue(struct kunit *test, struct fix *f, struct timeq *q)
-{
-	fix_hooks();
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, destroy_queue, q), 0);
-	f->q = q;
-	f->base = NULL;
 }
 
 static void fix_base(struct kunit *test, struct fix *f,
@@ -187,7 +172,7 @@ static void fix_base(struct kunit *test, struct fix *f,
 	f->base = base;
 }
 
-static void fix_plain(struct kunit *test, struct fix *f, u64 now, u64 horizon,
+static void fix_manual(struct kunit *test, struct fix *f, u64 now, u64 horizon,
 		      unsigned int delta, unsigned int nbuckets)
 {
 	unsigned int i;
@@ -200,14 +185,13 @@ static void fix_plain(struct kunit *test, struct fix *f, u64 now, u64 horizon,
 		timeq_timer_init(&f->t[i], NULL);
 	for (i = 0; i < NNODES; i++)
 		timeq_node_init(&f->n[i]);
-	fix_queue(test, f, timeq_create(now, horizon, delta, nbuckets,
-					GFP_KERNEL));
+	fix_base(test, f, tq_base_create_manual(now, horizon, delta, nbuckets));
 }
 
-/* The plain queue most cases use: delta 16, M 16, now 0, horizon 256. */
+/* The manual base most cases use: delta 16, M 16, now 0, horizon 256. */
 static void fix_std(struct kunit *test, struct fix *f)
 {
-	fix_plain(test, f, 0, 256, 16, 16);
+	fix_manual(test, f, 0, 256, 16, 16);
 }
 
 static void fix_clocked(struct kunit *test, struct fix *f, u64 horizon)
@@ -225,7 +209,8 @@ static void sound(struct kunit *test, struct timeq *q)
 {
 	char why[160] = "";
 
-	KUNIT_EXPECT_EQ_MSG(test, tq_check(q, why, sizeof(why)), 0, "%s", why);
+	KUNIT_EXPECT_EQ_MSG(test, tq_base_check(tq_base_of(q), why, sizeof(why)),
+			    0, "%s", why);
 }
 
 /* The fast path, as a softirq calls it. */
@@ -304,7 +289,8 @@ static void settle(struct timeq *q)
 	unsigned int i;
 
 	for (i = 0; i < SETTLE_ROUNDS; i++)
-		if (!compat_run_irq_work(&q->kick) && !compat_run_work(&q->work))
+		if (!compat_run_irq_work(&tq_base_of(q)->kick) &&
+		    !compat_run_work(&tq_base_of(q)->work))
 			return;
 	printf("# the work still queues itself after %u rounds\n", i);
 }
@@ -384,16 +370,16 @@ static void drain_in_order(struct kunit *test, struct timeq *q)
 /* --- the window: tq_window() and the hand-off's check --- */
 
 /*
- * [5, 261) on a plain queue: the last time is taken, the horizon refused,
+ * [5, 261) on a manual base: the last time is taken, the horizon refused,
  * a time past is the clock; the far lane and the hand-off judge the same
  * window. The hand-off's judgement is final: the drain arms what it was
  * handed without asking queue.c again (WARN_ON_ONCE() on -ERANGE).
  */
-static void white_test_window_plain(struct kunit *test)
+static void white_test_window_manual(struct kunit *test)
 {
 	struct fix f;
 
-	fix_plain(test, &f, 5, 256, 16, 16);
+	fix_manual(test, &f, 5, 256, 16, 16);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 260), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 260);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 261), -ERANGE);
@@ -418,7 +404,7 @@ static void white_test_window_plain(struct kunit *test)
 	sound(test, f.q);
 
 	/* The near lane's edge: [5, 25) lies within buckets 0 and 1. */
-	fix_plain(test, &f, 5, 20, 16, 2);
+	fix_manual(test, &f, 5, 20, 16, 2);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 24), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 25), -ERANGE);
 	KUNIT_EXPECT_EQ(test, lane_near(f.q, &f.t[1], 25), -ERANGE);
@@ -829,7 +815,7 @@ static void white_test_fast_during_pull(struct kunit *test)
 	u64 t;
 
 	/* delta 32: the clock jumps into bucket 3, which holds 40 timers. */
-	fix_plain(test, &f, 0, 1024, 32, 32);
+	fix_manual(test, &f, 0, 1024, 32, 32);
 	for (i = 0; i < 40; i++)
 		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.q, &f.t[i],
 						   100 + i % 8), 0);
@@ -967,8 +953,8 @@ static void white_test_handoff_shutdown_after_claim(struct kunit *test)
 	hook_set(&at_claim, shut_down, a);
 	KUNIT_EXPECT_EQ(test, fast(f.q, a, 200), -ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, pending(a));
-	KUNIT_EXPECT_TRUE(test, llist_empty(&f.q->handoffs));
-	KUNIT_EXPECT_TRUE(test, f.q->kick.pending);
+	KUNIT_EXPECT_TRUE(test, llist_empty(&f.base->handoffs));
+	KUNIT_EXPECT_TRUE(test, f.base->kick.pending);
 	settle(f.q);
 	KUNIT_EXPECT_EQ(test, time_of(a), 5);
 	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(f.q, a), 1);
@@ -1005,7 +991,7 @@ static void door_passed(void *arg)
 	KUNIT_EXPECT_FALSE(test, pending(&x->f->t[0]));
 	KUNIT_EXPECT_TRUE(test, pending(&x->f->t[64]));
 	KUNIT_EXPECT_EQ(test, fast(q, &x->f->t[64], 40), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_TRUE(test, llist_empty(&q->handoffs));
+	KUNIT_EXPECT_TRUE(test, llist_empty(&x->f->base->handoffs));
 	KUNIT_EXPECT_EQ(test, fast(q, &x->f->t[0], 210), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, locked_delete(q, &x->f->n[0]), 0);
 	KUNIT_EXPECT_EQ(test, q->pend, TQ_PEND_WALK);
@@ -1113,14 +1099,14 @@ static void in_flight(struct kunit *test, struct fix *f, struct in_flight *x)
 	early = __atomic_load_n(&x->returned, __ATOMIC_ACQUIRE);
 	KUNIT_EXPECT_FALSE(test, early);
 	/* The kick wakes the sleeping call, which drains and acts. */
-	compat_run_irq_work(&f->q->kick);
+	compat_run_irq_work(&f->base->kick);
 	pthread_join(x->thread, NULL);
 	sem_destroy(&x->event);
 	KUNIT_EXPECT_NULL(test, at_wait.fn);
 	at_wait.fn = NULL;
 	settle(f->q);
 	KUNIT_EXPECT_FALSE(test, pending(x->a));
-	KUNIT_EXPECT_TRUE(test, llist_empty(&f->q->handoffs));
+	KUNIT_EXPECT_TRUE(test, llist_empty(&f->base->handoffs));
 	sound(test, f->q);
 }
 
@@ -1554,7 +1540,7 @@ static void white_test_due_many(struct kunit *test)
 }
 
 /*
- * tq_check() from another slow-side caller at a door of making room:
+ * tq_base_check() from another slow-side caller at a door of making room:
  * the queue is sound there ("Doors": anyone may run). The door comes
  * right after a batch of timers left for the due list, and a removal sets
  * the clock to the time of the timer it removes, so the last timer on the
@@ -1563,7 +1549,7 @@ static void white_test_due_many(struct kunit *test)
  * for sound: a due time after the clock is wrong, one equal to it is not.
  *
  * KNOWN TO FAIL on 19ea6ca: tq_clock_check() (module/clock.c) rejects a
- * due time equal to the clock, so tq_check() says -EUCLEAN here, and
+ * due time equal to the clock, so tq_base_check() says -EUCLEAN here, and
  * in the TSan stress (run.sh tsan) about one run in ten on a loaded host
  * ("due timer 54: owner ..., time 10230 after 10229, clock 10230"), and
  * can in the kernel's KUnit stress, which checks mid-stress. Reported to
@@ -1581,7 +1567,7 @@ static void check_at_door(void *arg)
 	struct check_at_door *x = arg;
 
 	x->passed = true;
-	x->ret = tq_check(x->q, x->why, sizeof(x->why));
+	x->ret = tq_base_check(tq_base_of(x->q), x->why, sizeof(x->why));
 }
 
 static void white_test_due_check_at_door(struct kunit *test)
@@ -1773,7 +1759,7 @@ static void white_test_hrtimer(struct kunit *test)
 
 	/* It fires for nothing, and is set again for c1. */
 	KUNIT_EXPECT_TRUE(test, compat_hrtimer_next());
-	KUNIT_EXPECT_TRUE(test, work_pending(&f.q->work));
+	KUNIT_EXPECT_TRUE(test, work_pending(&f.base->work));
 	settle(f.q);
 	KUNIT_EXPECT_EQ(test, f.c[1].fired, 0);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.q), now + 500);
@@ -1782,11 +1768,11 @@ static void white_test_hrtimer(struct kunit *test)
 	/* A fast insert before it: the kick re-arms; one after: no kick. */
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[2].timer, now + 300), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.q), now + 500);
-	KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.q->kick));
+	KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.base->kick));
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.q), now + 300);
 	KUNIT_EXPECT_EQ(test, armed_ns(), (now + 300) * GRAN);
 	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[3].timer, now + 900), TIMEQ_APPLIED);
-	KUNIT_EXPECT_FALSE(test, f.q->kick.pending);
+	KUNIT_EXPECT_FALSE(test, f.base->kick.pending);
 
 	run_all(f.q);
 	KUNIT_EXPECT_LT(test, f.c[2].order, f.c[1].order);
@@ -1798,7 +1784,7 @@ static void white_test_hrtimer(struct kunit *test)
 }
 
 static struct kunit_case white_test_cases[] = {
-	KUNIT_CASE(white_test_window_plain),
+	KUNIT_CASE(white_test_window_manual),
 	KUNIT_CASE(white_test_window_clocked),
 	KUNIT_CASE(white_test_lane_regions),
 	KUNIT_CASE(white_test_lane_choice),

@@ -6,11 +6,12 @@
  * and without it for measuring the fast path natively.
  *
  * Fast threads stand in for softirqs: they only call tq_fast_update() and
- * tq_fast_min(), the fast path on a plain queue (module/paths.h), which
- * only try locks. One slow thread stands in for process context and the
- * workqueue: it arms, deletes, delete-mins, expires with del_less_than(),
- * runs the invariant checker under the locks and runs the queue's work
- * item (the hand-off drain) when it is queued. At the end every insertion
+ * tq_fast_min(), the fast path on the queue of a manual base
+ * (tq_base_create_manual(), module/clock.h), which only try locks. One
+ * slow thread stands in for process context and the workqueue: it arms,
+ * deletes, delete-mins, expires with del_less_than(), runs the invariant
+ * checker under the locks and runs the base's work item (the hand-off
+ * drain) when it is queued. At the end every insertion
  * is accounted for exactly once, as a removal by the slow thread or as a
  * node still queued, and no request is left. Output is TAP.
  *
@@ -64,7 +65,8 @@
 #define PACE		1000
 
 struct stress {
-	struct timeq		*q;
+	struct timeq_base	*base;		/* a manual base */
+	struct timeq		*q;		/* its queue */
 	struct timeq_timer	*timers;
 	unsigned int		ntimers;
 	unsigned long		fast_calls;	/* per fast thread */
@@ -148,7 +150,7 @@ static void *fast_thread(void *arg)
 		 * interrupt would: it wakes a slow-side call that waits for the
 		 * request (tq_wait_request()), which may be the slow thread.
 		 */
-		compat_run_irq_work(&s->q->kick);
+		compat_run_irq_work(&s->base->kick);
 		if (ret == TIMEQ_APPLIED)
 			f->applied++;
 		else if (ret == TIMEQ_DEFERRED)
@@ -185,8 +187,8 @@ static void slow_step(struct stress *s, uint64_t *rand)
 	char why[128];
 
 	/* The kick and the work run whenever queued, as the kernel would. */
-	compat_run_irq_work(&s->q->kick);
-	s->drains += compat_run_work(&s->q->work);
+	compat_run_irq_work(&s->base->kick);
+	s->drains += compat_run_work(&s->base->work);
 	r /= s->ntimers;
 	switch (r % 12) {
 	case 0 ... 5:
@@ -205,7 +207,7 @@ static void slow_step(struct stress *s, uint64_t *rand)
 				    count_removed, s);
 		break;
 	default:
-		if (tq_check(s->q, why, sizeof(why))) {
+		if (tq_base_check(s->base, why, sizeof(why))) {
 			printf("# mid-stress: %s\n", why);
 			s->failed = 1;
 		}
@@ -261,6 +263,7 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 			 unsigned int *failed)
 {
 	struct lanes *l = calloc(1, sizeof(*l));
+	struct timeq_base *base;
 	pthread_t near, far;
 	unsigned int i;
 	char why[128];
@@ -270,9 +273,10 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 		exit(1);
 	l->calls = calls;
 	/* delta 256: the head is [0, 256), the far buckets from 512 on. */
-	l->q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
-	if (IS_ERR(l->q))
+	base = tq_base_create_manual(0, HORIZON, 0, 0);
+	if (IS_ERR(base))
 		exit(1);
+	l->q = tq_base_queue(base);
 	timeq_timer_init(&l->near, NULL);
 	tq_timer_arm(l->q, &l->near, 0);
 	for (i = 0; i < L_FAR; i++) {
@@ -286,7 +290,7 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 	pthread_join(far, NULL);
 	ok = l->applied[0] == calls && l->applied[1] == calls &&
 	     timeq_min(l->q) == &l->near.node &&
-	     !tq_check(l->q, why, sizeof(why));
+	     !tq_base_check(tq_base_of(l->q), why, sizeof(why));
 	printf("%sok %u - lanes: in place, %lu near-lane moves of the minimum ",
 	       ok ? "" : "not ", ++*tests, l->applied[0]);
 	printf("beside %lu far-lane moves (of %lu each)\n", l->applied[1], calls);
@@ -294,7 +298,7 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 	tq_delete_sync(l->q, &l->near);
 	for (i = 0; i < L_FAR; i++)
 		tq_delete_sync(l->q, &l->far[i]);
-	timeq_destroy(l->q);
+	timeq_base_destroy(base);
 	free(l);
 }
 
@@ -421,7 +425,7 @@ static void *c_fast_thread(void *arg)
 		 * sleeps in tq_wait_request() for this very request, and only
 		 * the kick wakes it.
 		 */
-		compat_run_irq_work(&s->q->kick);
+		compat_run_irq_work(&s->base->kick);
 		if (ret == TIMEQ_APPLIED)
 			f->applied++;
 		else if (ret == TIMEQ_DEFERRED)
@@ -441,8 +445,8 @@ static bool c_expiry_step(struct cstress *s)
 
 	ran = compat_hrtimer_run(ktime_get_ns());
 	s->fires += ran;
-	ran += compat_run_irq_work(&s->q->kick);
-	ran += compat_run_work(&s->q->work);
+	ran += compat_run_irq_work(&s->base->kick);
+	ran += compat_run_work(&s->base->work);
 	return ran;
 }
 
@@ -514,7 +518,7 @@ static void c_slow_step(struct cstress *s, uint64_t *rand)
 		compat_in_softirq = 0;
 		break;
 	default:
-		if (tq_check(s->q, why, sizeof(why))) {
+		if (tq_base_check(s->base, why, sizeof(why))) {
 			printf("# clocked, mid-stress: %s\n", why);
 			s->failed = 1;
 		}
@@ -616,8 +620,8 @@ static void clocked_stress(uint64_t seed, unsigned int nfast,
 	}
 	for (i = 0; i < C_FAST_TIMERS + C_OWNED; i++)
 		pending += test_bit(TQ_TIMER_PENDING, &s.timers[i].timer.flags);
-	ok = !pending && !s.q->handoffs.first && !timeq_count(s.q) &&
-	     !tq_check(s.q, why, sizeof(why));
+	ok = !pending && !s.base->handoffs.first && !timeq_count(s.q) &&
+	     !tq_base_check(s.base, why, sizeof(why));
 	printf("%sok %u - clocked: every timer expired, no request left (%lu pending, count %lu)\n",
 	       ok ? "" : "not ", ++*tests, pending, timeq_count(s.q));
 	*failed += !ok;
@@ -683,11 +687,12 @@ int main(int argc, char **argv)
 	if (!nfast || !s.ntimers)
 		return 2;
 
-	s.q = timeq_create(0, HORIZON, 0, 0, GFP_KERNEL);
+	s.base = tq_base_create_manual(0, HORIZON, 0, 0);
 	s.timers = calloc(s.ntimers, sizeof(*s.timers));
 	fast = calloc(nfast, sizeof(*fast));
-	if (IS_ERR(s.q) || !s.timers || !fast)
+	if (IS_ERR(s.base) || !s.timers || !fast)
 		return 1;
+	s.q = tq_base_queue(s.base);
 	for (i = 0; i < s.ntimers; i++)
 		timeq_timer_init(&s.timers[i], NULL);
 
@@ -745,14 +750,14 @@ int main(int argc, char **argv)
 	}
 
 	/* Apply what is still handed off, then take every timer out. */
-	compat_run_irq_work(&s.q->kick);
-	compat_run_work(&s.q->work);
+	compat_run_irq_work(&s.base->kick);
+	compat_run_work(&s.base->work);
 	for (i = 0; i < s.ntimers; i++) {
 		pending += test_bit(TQ_TIMER_PENDING, &s.timers[i].flags);
 		s.removed += tq_delete_sync(s.q, &s.timers[i]);
 	}
-	if (pending || s.q->handoffs.first || timeq_count(s.q) ||
-	    tq_check(s.q, why, sizeof(why))) {
+	if (pending || s.base->handoffs.first || timeq_count(s.q) ||
+	    tq_base_check(s.base, why, sizeof(why))) {
 		printf("not ok %u - no request left: %lu pending, count %lu\n",
 		       ++tests, pending, timeq_count(s.q));
 		failed++;
@@ -770,7 +775,7 @@ int main(int argc, char **argv)
 		       ++tests, atomic64_read(&s.q->inserted));
 	}
 #endif
-	timeq_destroy(s.q);
+	timeq_base_destroy(s.base);
 	free(s.timers);
 	free(fast);
 	if (lanes)

@@ -1014,7 +1014,7 @@ inline slow_step()
 #endif
 
 #ifdef KICK
-/* irq_work_queue(&q->kick) */
+/* irq_work_queue(&base->kick) */
 #define KICK_QUEUE	kickq = 1
 /* tq_fast_changed(): the minimum moved earlier than @f_mt */
 #define FAST_CHANGED	if \

@@ -153,10 +153,10 @@ bit pending[TIMERS];	/* TQ_TIMER_PENDING */
 bit shut[TIMERS];	/* TQ_TIMER_SHUTDOWN */
 byte want[TIMERS];	/* timer->want */
 
-/* q->handoffs, oldest first, and what refers to each timer from it. */
+/* base->handoffs, oldest first, and what refers to each timer from it. */
 byte ll[TIMERS];
 byte llen;
-bit onll[TIMERS];	/* on q->handoffs */
+bit onll[TIMERS];	/* on base->handoffs */
 bit indrain[TIMERS];	/* in the list a drain took, not yet done with */
 
 /* --- the owner of each timer: the synchronization rules --- */

@@ -395,7 +395,7 @@ static inline struct llist_node *llist_reverse_order(struct llist_node *node)
 
 /*
  * <linux/workqueue.h>: the module's workqueue is a name only; the tests
- * run a queue's work item themselves.
+ * run a base's work item themselves.
  */
 struct workqueue_struct;
 #define WQ_UNBOUND	0
