@@ -57,8 +57,8 @@
 #include "lateness.h"
 
 /*
- * The directed cases run on manual bases (tq_base_create_manual(), whose
- * clock the node calls on its queue move), through the tq_ calls that are
+ * The directed cases run on test bases (tq_base_create_test(), base.c),
+ * through the tq_ calls that are
  * the base's timer calls on its queue (module/paths.h); the cases of the
  * timer base below use its public calls, and its queue (tq_base_queue())
  * for what only a queue answers.
@@ -83,45 +83,45 @@ static struct timeq *plain_queue(struct kunit *test, u64 now, u64 horizon,
 	return q;
 }
 
-/* The queue of a manual base, for the directed cases' timer calls. */
-static struct timeq *manual_queue(struct kunit *test, u64 now, u64 horizon,
-				  unsigned int delta, unsigned int nbuckets)
+/* A test base, for the directed cases. */
+static struct timeq_base *test_base(struct kunit *test, u64 now, u64 horizon,
+				    unsigned int delta, unsigned int nbuckets)
 {
 	struct timeq_base *base =
-		tq_base_create_manual(now, horizon, delta, nbuckets);
+		tq_base_create_test(now, horizon, delta, nbuckets);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, base);
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, destroy_base, base), 0);
-	return tq_base_queue(base);
+	return base;
 }
 
-static void check(struct kunit *test, struct timeq *q)
+static void check(struct kunit *test, struct timeq_base *base)
 {
 	char why[128] = "";
 
-	KUNIT_EXPECT_EQ_MSG(test,
-			    tq_base_check(tq_base_of(q), why, sizeof(why)), 0,
+	KUNIT_EXPECT_EQ_MSG(test, tq_base_check(base, why, sizeof(why)), 0,
 			    "%s", why);
 }
 
 /* The fast path from process context: with bottom halves off, as it asks. */
-static int fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
+static int fast_update(struct timeq_base *base, struct timeq_timer *timer,
+		       u64 time)
 {
 	int ret;
 
 	local_bh_disable();
-	ret = tq_fast_update(q, timer, time);
+	ret = tq_fast_update(base, timer, time);
 	local_bh_enable();
 	return ret;
 }
 
-static int fast_min(struct timeq *q, u64 *time)
+static int fast_min(struct timeq_base *base, u64 *time)
 {
 	int ret;
 
 	local_bh_disable();
-	ret = tq_fast_min(q, time);
+	ret = tq_fast_min(base, time);
 	local_bh_enable();
 	return ret;
 }
@@ -148,10 +148,10 @@ static u64 deferred_for(struct timeq *q, unsigned int why)
 }
 
 /* Let the slow path apply what was handed off: the kick, then the work. */
-static void settle(struct timeq *q)
+static void settle(struct timeq_base *base)
 {
-	irq_work_sync(&tq_base_of(q)->kick);
-	flush_work(&tq_base_of(q)->work);
+	irq_work_sync(&base->kick);
+	flush_work(&base->work);
 }
 
 /*
@@ -192,43 +192,45 @@ static bool run_until(struct timeq_base *base, struct completion *done)
 }
 #endif
 
-/* --- directed cases on a manual base: delta 16, M 16, now 0 --- */
+/* --- directed cases on a test base: delta 16, M 16, now 0 --- */
 
 static void paths_test_applied(struct kunit *test)
 {
-	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
 	struct timeq_timer a, b;
 	u64 t;
 
 	timeq_timer_init(&a, NULL);
 	timeq_timer_init(&b, NULL);
-	KUNIT_EXPECT_EQ(test, fast_min(q, &t), -ENOENT);
+	KUNIT_EXPECT_EQ(test, fast_min(base, &t), -ENOENT);
 	/* An insert into the current bucket, then into the next one. */
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 5), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 20), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 5), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 20), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_min(base, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, 5);
 	/* A move across the two buckets; the minimum follows. */
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 3), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 3), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_min(base, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, 3);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 31), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 31), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 31);
-	KUNIT_EXPECT_EQ(test, fast_min(q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast_min(base, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, 5);
 	/* A time already past means the clock. */
 	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(q), &a.node);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 1), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 1), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 5);
-	check(test, q);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &a), 1);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &a), 0);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &b), 1);
+	check(test, base);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &a), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &a), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &b), 1);
 }
 
 static void paths_test_deferred(struct kunit *test)
 {
-	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
 	struct timeq_node n1, n2;
 	struct timeq_timer a, b;
 
@@ -237,19 +239,19 @@ static void paths_test_deferred(struct kunit *test)
 	timeq_node_init(&n1);
 	timeq_node_init(&n2);
 	/* Far inserts, and a far timer moved later: applied in place. */
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 100), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 120), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 150), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 100), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 120), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 150), TIMEQ_APPLIED);
 	/* The minimum going far: the next one may need a walk. Deferred. */
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 200), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 200), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_MIN_FAR), 1);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 200);
 	/* From a far bucket to a near time: applied, and the new minimum. */
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 2), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 2), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 2);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(q), &a.node);
-	check(test, q);
+	check(test, base);
 
 	/*
 	 * Emptying head while the calendar still holds part of the next
@@ -258,23 +260,23 @@ static void paths_test_deferred(struct kunit *test)
 	 * pulls a share of bucket 2 (one node) into head2, leaving the other
 	 * in the calendar.
 	 */
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &a), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &a), 1);
 	KUNIT_EXPECT_EQ(test, timeq_insert(q, &n1, 40), 0);
 	KUNIT_EXPECT_EQ(test, timeq_insert(q, &n2, 41), 0);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &b, 20), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 20), 0);
 	KUNIT_EXPECT_EQ(test, timeq_del_less_than(q, 16, NULL, NULL), 0);
-	check(test, q);
+	check(test, base);
 	/* Within head: applied. */
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 21), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 21), TIMEQ_APPLIED);
 	/* Out of head, leaving it empty: deferred. */
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 37), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 37), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_HEAD), 1);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 37);
-	check(test, q);
+	check(test, base);
 	KUNIT_EXPECT_EQ(test, timeq_delete(q, &n1), 0);
 	KUNIT_EXPECT_EQ(test, timeq_delete(q, &n2), 0);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &b), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &b), 1);
 }
 
 /*
@@ -285,57 +287,59 @@ static void paths_test_deferred(struct kunit *test)
  */
 static void paths_test_lanes(struct kunit *test)
 {
-	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
 	struct timeq_timer first, near, far;
 
 	skip_unless_smp_locks(test);
 	timeq_timer_init(&first, NULL);
 	timeq_timer_init(&near, NULL);
 	timeq_timer_init(&far, NULL);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &first, 1), 0);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &near, 5), 0);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &far, 100), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &first, 1), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &near, 5), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &far, 100), 0);
 	spin_lock_bh(&q->bucket_lock);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 20), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 120), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &near, 20), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &far, 120), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->bucket_lock);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 1);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 20);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 120);
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &far, 140), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &near, 21), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &far, 140), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &near, 21), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 2);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&far.node), 140);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&near.node), 21);
-	check(test, q);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &first), 1);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &near), 1);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &far), 1);
+	check(test, base);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &first), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &near), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &far), 1);
 }
 
 static void paths_test_latest_wins(struct kunit *test)
 {
-	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
 	struct timeq_timer a;
 	u64 t;
 
 	skip_unless_smp_locks(test);
 	timeq_timer_init(&a, NULL);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &a, 3), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &a, 3), 0);
 	/* With head_lock taken, the fast path cannot even read the minimum. */
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast_min(q, &t), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 7), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 9), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_min(base, &t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 7), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 9), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
 	/* The first found head_lock taken; the second, the first's request. */
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_CONTENDED), 1);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 1);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 1);
 	/*
@@ -343,7 +347,7 @@ static void paths_test_latest_wins(struct kunit *test)
 	 * the slow path had not run yet): this update must follow it.
 	 */
 	set_bit(TQ_TIMER_PENDING, &a.flags);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 11), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 11), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a.want), 11);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 2);
@@ -351,19 +355,20 @@ static void paths_test_latest_wins(struct kunit *test)
 
 	/* A slow-side arm applies what is pending first, then its own time. */
 	spin_lock_bh(&q->head2_lock);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 13), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 13), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head2_lock);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &a, 4), 0);
-	settle(q);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &a, 4), 0);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 4);
-	check(test, q);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &a), 1);
+	check(test, base);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &a), 1);
 }
 
 static void paths_test_errors(struct kunit *test)
 {
-	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
-	struct timeq *other = manual_queue(test, 0, 256, 16, 16);
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
+	struct timeq_base *other = test_base(test, 0, 256, 16, 16);
 	struct timeq_timer a, b;
 	struct timeq_node n;
 
@@ -371,30 +376,30 @@ static void paths_test_errors(struct kunit *test)
 	timeq_timer_init(&a, NULL);
 	timeq_timer_init(&b, NULL);
 	timeq_node_init(&n);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 256), -ERANGE);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &a, 256), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 256), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &a, 256), -ERANGE);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&a.node));
 	KUNIT_EXPECT_EQ(test, tq_timer_arm(other, &a, 1), 0);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 1), -EBUSY);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &a, 1), -EBUSY);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &a), 0);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &a, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &a), 0);
 	KUNIT_EXPECT_EQ(test, tq_delete_sync(other, &a), 1);
 
 	/* Shut down: every way of arming refuses, until re-initialised. */
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &b, 1), 0);
-	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(q, &b), 1);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 1), -ESHUTDOWN);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 100), -ESHUTDOWN);
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &b, 1), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 1), 0);
+	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(base, &b), 1);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 1), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 100), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 1), -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
 	timeq_timer_init(&b, NULL);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 1), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 1), TIMEQ_APPLIED);
 	/* A pending request is dropped by a shutdown. */
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 90), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 90), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(q, &b), 1);
-	settle(q);
+	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(base, &b), 1);
+	settle(base);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&b.node));
 
 	/* A timer base needs a granularity, and a window that fits in ns. */
@@ -449,7 +454,8 @@ static void paths_test_tune(struct kunit *test)
  */
 static void paths_test_counters(struct kunit *test)
 {
-	struct timeq *q = manual_queue(test, 0, 256, 16, 16);
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
 	struct timeq_fast_stats fs;
 	struct timeq_timer a, b;
 	struct tq_snapshot s;
@@ -459,14 +465,14 @@ static void paths_test_counters(struct kunit *test)
 	skip_unless_smp_locks(test);
 	timeq_timer_init(&a, NULL);
 	timeq_timer_init(&b, NULL);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 5), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &b, 256), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 5), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 256), -ERANGE);
 	spin_lock_bh(&q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast_min(q, &t), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 7), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast_update(q, &a, 9), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_min(base, &t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 7), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 9), TIMEQ_DEFERRED);
 	spin_unlock_bh(&q->head_lock);
-	settle(q);
+	settle(base);
 	tq_stats_snapshot(q, &s);
 	KUNIT_EXPECT_EQ(test, s.counters.fast_applied, 1);
 	KUNIT_EXPECT_EQ(test, s.counters.fast_refused, 1);
@@ -515,7 +521,7 @@ static void paths_test_counters(struct kunit *test)
 #endif
 
 	/* Far nodes; an expiry up to 40 removes a, and the clock moves. */
-	KUNIT_EXPECT_EQ(test, tq_timer_arm(q, &b, 200), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 200), 0);
 	KUNIT_EXPECT_EQ(test, timeq_del_less_than(q, 40, NULL, NULL), 1);
 	tq_stats_snapshot(q, &s);
 	KUNIT_EXPECT_EQ(test, s.counters.expiry_runs, 1);
@@ -525,7 +531,7 @@ static void paths_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.head + s.head2 + s.focus + s.calendar, 1);
 	KUNIT_EXPECT_GT(test, s.visits, 0);
 	KUNIT_EXPECT_LE(test, s.max_visits, s.visits);
-	KUNIT_EXPECT_EQ(test, tq_timer_delete(q, &b), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &b), 1);
 }
 
 #ifdef __KERNEL__
@@ -653,7 +659,7 @@ static void clock_run(struct kunit *test, unsigned int n, u64 spread)
 	}
 	KUNIT_ASSERT_TRUE(test, run_until(base, &done));
 	/* The last callback runs in the expiry work, which counts as it ends. */
-	settle(q);
+	settle(base);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, ct[i].fired, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&early), 0);
@@ -824,7 +830,7 @@ static void paths_test_clock_expire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&log.overlap), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&log.disorder), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&log.early), 0);
-	settle(q);
+	settle(base);
 	tq_stats_snapshot(q, &s);
 	KUNIT_EXPECT_EQ(test, s.counters.expired, n);
 	kunit_info(test, "%lu of %u timers expired by timeq_expire(), the rest by the work\n",
@@ -861,22 +867,21 @@ static void paths_test_clock_idle(struct kunit *test)
 	atomic_t left = ATOMIC_INIT(1), early = ATOMIC_INIT(0);
 	struct clock_timer *ct = clock_timer_new(test, &done, &left, &early);
 	struct timeq_base *base = ct->base;
-	struct timeq *q = tq_base_queue(base);
 
-	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(base));
 	/* Half a second ahead: armed; disarmed when the timer is deleted. */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &ct->timer,
 					      timeq_base_ticks(base) +
 					      CLOCK_HORIZON / 2), 0);
-	KUNIT_EXPECT_TRUE(test, tq_clock_armed(q));
+	KUNIT_EXPECT_TRUE(test, tq_clock_armed(base));
 	KUNIT_EXPECT_EQ(test, timeq_timer_delete(base, &ct->timer), 1);
-	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(base));
 	/* Due at once: it fires, and the hrtimer is left idle. */
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &ct->timer,
 					      timeq_base_ticks(base)), 0);
 	KUNIT_ASSERT_TRUE(test, run_until(base, &done));
-	settle(q);
-	KUNIT_EXPECT_FALSE(test, tq_clock_armed(q));
+	settle(base);
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(base));
 	KUNIT_EXPECT_EQ(test, ct->fired, 1);
 }
 
@@ -938,12 +943,12 @@ static void paths_test_clock_destroy(struct kunit *test)
  */
 
 /*
- * A timer whose callback holds the work until timeq_base_destroy() begins;
- * @q is its base's queue.
+ * A timer whose callback holds the work until timeq_base_destroy() begins
+ * on @base.
  */
 struct blocking_timer {
 	struct timeq_timer	timer;
-	struct timeq		*q;
+	struct timeq_base	*base;
 	struct completion	entered;
 	bool			saw_stop;
 };
@@ -956,9 +961,9 @@ static void blocking_fn(struct timeq_timer *timer)
 	bt = container_of(timer, struct blocking_timer, timer);
 	complete(&bt->entered);
 	/* A wait for a state, bounded only so that a failure cannot hang. */
-	while (!tq_clock_stopping(bt->q) && time_before(jiffies, end))
+	while (!tq_clock_stopping(bt->base) && time_before(jiffies, end))
 		usleep_range(1000, 2000);
-	bt->saw_stop = tq_clock_stopping(bt->q);
+	bt->saw_stop = tq_clock_stopping(bt->base);
 }
 
 /*
@@ -986,7 +991,7 @@ static void paths_test_clock_destroy_in_flight(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, base);
 	q = tq_base_queue(base);
 	timeq_timer_init(&bt->timer, blocking_fn);
-	bt->q = q;
+	bt->base = base;
 	init_completion(&bt->entered);
 	KUNIT_EXPECT_EQ(test, timeq_timer_arm(base, &bt->timer,
 					      timeq_base_ticks(base)), 0);
@@ -1041,20 +1046,20 @@ static void paths_test_fast_no_hrtimer(struct kunit *test)
 	timeq_timer_init(&t[1], NULL);
 	late = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
 	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &t[0], late), 0);
-	KUNIT_ASSERT_EQ(test, tq_clock_armed_at(q), late);
+	KUNIT_ASSERT_EQ(test, tq_clock_armed_at(base), late);
 	soon = late - CLOCK_HORIZON / 4;
 
 	/* An earlier minimum, applied in place (the cross lane). */
 	local_bh_disable();
 	local_irq_disable();
 	ret = timeq_fast_update(base, &t[1], soon);
-	armed = tq_clock_armed_at(q);
+	armed = tq_clock_armed_at(base);
 	local_irq_enable();
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, ret, TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, armed, late);
 	irq_work_sync(&base->kick);
-	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(q), soon);
+	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(base), soon);
 
 	/*
 	 * A deferred update (head_lock taken): no work queued yet. It stages
@@ -1072,7 +1077,7 @@ static void paths_test_fast_no_hrtimer(struct kunit *test)
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, deferred, TIMEQ_DEFERRED);
 	KUNIT_EXPECT_FALSE(test, queued);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&t[1].node), soon - 1);
 out:
 	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &t[0]), 1);
@@ -1105,7 +1110,7 @@ static void paths_test_clock_stale(struct kunit *test)
 	ret = base_fast_update(base, &t[0],
 			       timeq_base_ticks(base) + CLOCK_HORIZON / 2);
 	KUNIT_EXPECT_GE(test, ret, 0);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&t[0].node));
 	KUNIT_EXPECT_GE(test, timeq_now(q), start + CLOCK_HORIZON);
 	/* The clock is current again: a near update applies in place. */
@@ -1268,7 +1273,7 @@ static void paths_test_store_refresh(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, why, 0);
 
 	KUNIT_ASSERT_TRUE(test, run_until(base, &done));
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, slow->fired, 1);
 	KUNIT_EXPECT_EQ(test, slow->place, 0);
 	for (i = 0; i < STORE_TIMERS; i++) {
@@ -1402,7 +1407,7 @@ static void paths_test_store_pending(struct kunit *test)
 			TIMEQ_DEFERRED);
 	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 30));
 	spin_unlock_bh(&q->bucket_lock);
-	settle(q);
+	settle(base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), at + 3);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 3);
 	timeq_get_fast_stats(base, &fs);
@@ -1446,16 +1451,16 @@ static void paths_test_store_first(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, timeq_node_time(&t[i].node), at);
 	}
 	KUNIT_EXPECT_PTR_EQ(test, timeq_first(q), &t[0].node);
-	KUNIT_EXPECT_PTR_EQ(test, tq_clock_first(q), &t[FIRST_STALE].node);
+	KUNIT_EXPECT_PTR_EQ(test, tq_clock_first(base), &t[FIRST_STALE].node);
 	for (i = 0; i < FIRST_STALE; i++)
 		KUNIT_EXPECT_EQ(test, timeq_node_time(&t[i].node),
 				at + 100 + i);
 	tq_stats_snapshot(q, &s);
 	KUNIT_EXPECT_EQ(test, s.counters.refiled, FIRST_STALE);
 	KUNIT_EXPECT_LE(test, s.max_visits, TIMEQ_HOLD);
-	check(test, q);
+	check(test, base);
 	/* Nothing stale is left: the same answer, no more filings. */
-	KUNIT_EXPECT_PTR_EQ(test, tq_clock_first(q), &t[FIRST_STALE].node);
+	KUNIT_EXPECT_PTR_EQ(test, tq_clock_first(base), &t[FIRST_STALE].node);
 	tq_stats_snapshot(q, &s);
 	KUNIT_EXPECT_EQ(test, s.counters.refiled, FIRST_STALE);
 	for (i = 0; i <= FIRST_STALE; i++)
@@ -1651,6 +1656,7 @@ static void paths_test_clock_lateness(struct kunit *test)
  * taken in softirq and never held with softirqs on; nothing waits forever.
  */
 struct one_cpu {
+	struct timeq_base	*base;
 	struct timeq		*q;
 	struct timeq_timer	*t;
 	struct tasklet_struct	tasklet;
@@ -1663,7 +1669,7 @@ static void one_cpu_tasklet(struct tasklet_struct *tasklet)
 	unsigned int i;
 
 	for (i = 0; i < 8; i++)
-		if (tq_fast_update(oc->q, &oc->t[i],
+		if (tq_fast_update(oc->base, &oc->t[i],
 				   timeq_now(oc->q) + 3 * i + oc->runs % 5) ==
 		    TIMEQ_APPLIED)
 			oc->applied++;
@@ -1678,7 +1684,8 @@ static void paths_test_contexts_one_cpu(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, oc);
 	oc->t = kunit_kcalloc(test, 16, sizeof(*oc->t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, oc->t);
-	oc->q = manual_queue(test, 0, 1 << 12, 0, 0);
+	oc->base = test_base(test, 0, 1 << 12, 0, 0);
+	oc->q = tq_base_queue(oc->base);
 	for (i = 0; i < 16; i++)
 		timeq_timer_init(&oc->t[i], NULL);
 	tasklet_setup(&oc->tasklet, one_cpu_tasklet);
@@ -1687,23 +1694,23 @@ static void paths_test_contexts_one_cpu(struct kunit *test)
 		/* The fast path in process context, the tasklet pending. */
 		local_bh_disable();
 		tasklet_schedule(&oc->tasklet);
-		tq_fast_update(oc->q, &oc->t[8 + round % 8],
+		tq_fast_update(oc->base, &oc->t[8 + round % 8],
 			       timeq_now(oc->q) + round % 97);
 		local_bh_enable();
 		/* The slow side, the tasklet pending again. */
 		tasklet_schedule(&oc->tasklet);
-		tq_timer_arm(oc->q, &oc->t[round % 16],
+		tq_timer_arm(oc->base, &oc->t[round % 16],
 			     timeq_now(oc->q) + round % 300);
 		if (round % 7 == 0)
 			timeq_del_less_than(oc->q, timeq_now(oc->q) + 50, NULL, NULL);
 	}
 	migrate_enable();
 	tasklet_kill(&oc->tasklet);
-	settle(oc->q);
-	check(test, oc->q);
+	settle(oc->base);
+	check(test, oc->base);
 	KUNIT_EXPECT_GT(test, oc->runs, 0);
 	for (i = 0; i < 16; i++)
-		tq_delete_sync(oc->q, &oc->t[i]);
+		tq_delete_sync(oc->base, &oc->t[i]);
 	KUNIT_EXPECT_EQ(test, timeq_count(oc->q), 0);
 	kunit_info(test, "%lu tasklet runs on one CPU, %lu of their updates applied in place\n",
 		   oc->runs, oc->applied);
@@ -2113,7 +2120,7 @@ stop:
 			KUNIT_FAIL(test, "out of memory");
 	for (i = 0; i < STRESS_TIMERS; i++)
 		kfree(rcu_dereference_protected(s->slot[i], true));
-	settle(s->q);
+	settle(s->base);
 	KUNIT_EXPECT_EQ(test, timeq_count(s->q), 0);
 	KUNIT_EXPECT_TRUE(test, llist_empty(&s->base->handoffs));
 	KUNIT_EXPECT_EQ_MSG(test, tq_base_check(s->base, why, sizeof(why)), 0,

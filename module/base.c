@@ -2,11 +2,12 @@
 /*
  * timeq: the timer base's calls, the face of struct timeq_base.
  *
- * A base (module/clock.h) composes a queue with its clock (clock.c): it
- * makes and frees the two, and each of its timer calls is the call of the
- * paths (fast.c, handoff.c) on its queue, which catch up and re-arm the
- * base's clock around what they do. So this file stands above everything
- * it composes, and nothing below it calls it.
+ * A base (module/clock.h) composes a queue with its clock (clock.c) and
+ * the hand-off of its fast path (handoff.c): it makes and frees the
+ * three, and each of its timer calls is the call of the paths (fast.c,
+ * handoff.c) on its queue, which catch up and re-arm the base's clock
+ * around what they do. So this file stands above everything it composes,
+ * and nothing below it calls it.
  */
 
 #include <linux/err.h>
@@ -33,6 +34,38 @@
 static_assert(sizeof(struct timeq_base) <= 1024,
 	      "a timer base fits in a kmalloc-1k object");
 #endif
+
+/*
+ * Make a base: its clock of @granularity, its hand-off, and its queue,
+ * whose clock starts at the base's current tick, or at @now for a test
+ * base (@test).
+ */
+static struct timeq_base *tq_base_new(u64 granularity, bool test, u64 now,
+				      u64 horizon, unsigned int delta,
+				      unsigned int nbuckets, gfp_t gfp)
+{
+	struct timeq_base *base;
+	int err;
+
+	base = kzalloc(sizeof(*base), gfp);
+	if (!base)
+		return ERR_PTR(-ENOMEM);
+	tq_clock_init(base, granularity);
+#ifdef TIMEQ_TEST_BASE
+	base->test = test;
+#endif
+	tq_handoff_init(base);
+	err = tq_queue_init(&base->queue, test ? now : timeq_base_ticks(base),
+			    horizon, delta, nbuckets, gfp);
+	if (err)
+		goto err_free_base;
+	return base;
+
+err_free_base:
+	tq_clock_exit(base);
+	kfree(base);
+	return ERR_PTR(err);
+}
 
 /**
  * timeq_base_create - a timer base, which expires its timers itself
@@ -68,77 +101,45 @@ struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
 				     unsigned int delta, unsigned int nbuckets,
 				     gfp_t gfp)
 {
-	struct timeq_base *base;
 	u64 span;
-	int err;
 
 	might_sleep();
 	if (!granularity || check_mul_overflow(horizon, granularity, &span) ||
 	    span > 1ULL << 62)
 		return ERR_PTR(-EINVAL);
-	base = kzalloc(sizeof(*base), gfp);
-	if (!base)
-		return ERR_PTR(-ENOMEM);
-	tq_clock_init(base, granularity);
-	tq_handoff_init(base);
-	err = tq_queue_init(&base->queue, timeq_base_ticks(base), horizon,
-			    delta, nbuckets, gfp);
-	if (err)
-		goto err_free_base;
-	return base;
-
-err_free_base:
-	tq_clock_exit(base);
-	kfree(base);
-	return ERR_PTR(err);
+	return tq_base_new(granularity, false, 0, horizon, delta, nbuckets,
+			   gfp);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_base_create, TIMEQ_NS);
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#ifdef TIMEQ_TEST_BASE
 /**
- * tq_base_create_manual - a manual timer base, for tests
+ * tq_base_create_test - a test base: a timer base whose clock is its queue's
  * @now:	the initial clock, in ticks
  * @horizon:	the window, as for timeq_create()
  * @delta:	the bucket width, as for timeq_create()
  * @nbuckets:	the number of buckets, as for timeq_create()
  *
- * A base whose clock is its queue's, as a plain queue's clock is: the node
- * calls on its queue (timeq_delete_min(), timeq_del_less_than()) move it,
- * and CLOCK_MONOTONIC never does. It arms no hrtimer, its work applies
- * the hand-off and expires nothing, and a move later takes the lanes of
- * the fast path, or the slow side, instead of a store (tq_base_manual()).
- * So a test runs the paths of a base, one decision at a time, with
- * nothing running but what it runs. Destroy it with timeq_base_destroy().
+ * Its clock is its queue's, as a plain queue's clock is: the node calls on
+ * its queue (timeq_delete_min(), timeq_del_less_than()) move it, and
+ * CLOCK_MONOTONIC never does; so it makes no room in its window. It arms
+ * no hrtimer, its expiry expires nothing (its work only applies the
+ * hand-off), and its timers take no store: a move later takes the lanes
+ * of the fast path, or the slow side. So a test runs the paths of a base
+ * one decision at a time. Destroy it with timeq_base_destroy().
+ *
+ * Only where TIMEQ_TEST_BASE is defined (tq_base_test(), clock.h).
  *
  * Context: process context, may sleep.
  * Return: the base; an ERR_PTR() as timeq_create() returns one.
  */
-VISIBLE_IF_KUNIT struct timeq_base *tq_base_create_manual(u64 now, u64 horizon,
-							  unsigned int delta,
-							  unsigned int nbuckets)
+struct timeq_base *tq_base_create_test(u64 now, u64 horizon, unsigned int delta,
+				       unsigned int nbuckets)
 {
-	struct timeq_base *base;
-	int err;
-
 	might_sleep();
-	base = kzalloc(sizeof(*base), GFP_KERNEL);
-	if (!base)
-		return ERR_PTR(-ENOMEM);
-	base->manual = true;
-	tq_clock_init(base, 1);
-	tq_handoff_init(base);
-	err = tq_queue_init(&base->queue, now, horizon, delta, nbuckets,
-			    GFP_KERNEL);
-	if (err)
-		goto err_free_base;
-	return base;
-
-err_free_base:
-	tq_clock_exit(base);
-	kfree(base);
-	return ERR_PTR(err);
+	return tq_base_new(1, true, now, horizon, delta, nbuckets, GFP_KERNEL);
 }
-EXPORT_SYMBOL_IF_KUNIT(tq_base_create_manual);
+EXPORT_SYMBOL_IF_KUNIT(tq_base_create_test);
 #endif
 
 /**
@@ -226,7 +227,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
 int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
 		      u64 time)
 {
-	return tq_fast_update(&base->queue, timer, time);
+	return tq_fast_update(base, timer, time);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
 
@@ -263,7 +264,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
 bool timeq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
 		       u64 time)
 {
-	return tq_fast_store(&base->queue, timer, time);
+	return tq_fast_store(base, timer, time);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_timer_store, TIMEQ_NS);
 
@@ -287,7 +288,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_store, TIMEQ_NS);
  */
 int timeq_fast_min(struct timeq_base *base, u64 *time)
 {
-	return tq_fast_min(&base->queue, time);
+	return tq_fast_min(base, time);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
 
@@ -313,7 +314,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_fast_min, TIMEQ_NS);
 int timeq_timer_arm(struct timeq_base *base, struct timeq_timer *timer,
 		    u64 time)
 {
-	return tq_timer_arm(&base->queue, timer, time);
+	return tq_timer_arm(base, timer, time);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
 
@@ -341,7 +342,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
 int timeq_timer_move(struct timeq_base *base, struct timeq_timer *timer,
 		     u64 time)
 {
-	return tq_timer_move(&base->queue, timer, time);
+	return tq_timer_move(base, timer, time);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
 
@@ -360,7 +361,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
  */
 int timeq_timer_delete(struct timeq_base *base, struct timeq_timer *timer)
 {
-	return tq_timer_delete(&base->queue, timer);
+	return tq_timer_delete(base, timer);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
 
@@ -400,7 +401,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
  */
 int timeq_delete_sync(struct timeq_base *base, struct timeq_timer *timer)
 {
-	return tq_delete_sync(&base->queue, timer);
+	return tq_delete_sync(base, timer);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
 
@@ -424,7 +425,7 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
  */
 int timeq_shutdown_sync(struct timeq_base *base, struct timeq_timer *timer)
 {
-	return tq_shutdown_sync(&base->queue, timer);
+	return tq_shutdown_sync(base, timer);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_shutdown_sync, TIMEQ_NS);
 

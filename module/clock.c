@@ -68,7 +68,7 @@
  *  - Expiry storms are bounded: one run of the work takes at most
  *    expire_budget timers (a module parameter) for their ticks, expired
  *    or filed again, then queues itself again for the rest. Nothing is
- *    lost, and the workqueue runs other queues' work in between.
+ *    lost, and the workqueue runs other bases' work in between.
  *  - Each timer is removed under the locks and its callback runs with them
  *    dropped. @running names the timer whose callback runs, so that
  *    timeq_delete_sync() can wait for it (the way timer_delete_sync() waits
@@ -117,11 +117,17 @@ MODULE_PARM_DESC(expire_budget,
 /* base.armed when the hrtimer is not armed. */
 #define TQ_UNARMED	U64_MAX
 
+/* @ns of CLOCK_MONOTONIC in ticks of @base; a test base's are its queue's. */
+static u64 tq_clock_ticks_of(const struct timeq_base *base, u64 ns)
+{
+	if (tq_base_test(base))
+		return READ_ONCE(base->queue.now);
+	return div64_u64(ns, base->granularity);
+}
+
 static u64 tq_clock_tick(const struct timeq_base *base)
 {
-	if (tq_base_manual(base))
-		return READ_ONCE(base->queue.now);
-	return div64_u64(ktime_get_ns(), base->granularity);
+	return tq_clock_ticks_of(base, ktime_get_ns());
 }
 
 static enum hrtimer_restart tq_clock_fire(struct hrtimer *hrtimer)
@@ -142,7 +148,7 @@ static void tq_clock_set(struct timeq_base *base, u64 time, bool spent)
 	__must_hold(&base->arm_lock)
 {
 	lockdep_assert_held(&base->arm_lock);
-	if (tq_base_manual(base))
+	if (tq_base_test(base))
 		return;
 	if (time == U64_MAX) {
 		hrtimer_try_to_cancel(&base->hrtimer);
@@ -211,11 +217,7 @@ void tq_clock_kick(struct timeq *q)
  */
 u64 tq_clock_fast_tick(const struct timeq *q)
 {
-	const struct timeq_base *base = tq_base_of_const(q);
-
-	if (tq_base_manual(base))
-		return READ_ONCE(q->now);
-	return div64_u64(ktime_get_mono_fast_ns(), base->granularity);
+	return tq_clock_ticks_of(tq_base_of_const(q), ktime_get_mono_fast_ns());
 }
 
 /* A timeq_fn: put a timer whose tick has passed at the end of @due. */
@@ -301,7 +303,7 @@ bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
 }
 
 /*
- * Check @due for timeq_check(): each timer on it is @q's and out of its
+ * Check @due for tq_base_check(): each timer on it is @q's and out of its
  * lists, the list is in order of time, and no time is after the clock.
  * Return: 0, or -EUCLEAN with a description in @buf.
  */
@@ -412,7 +414,7 @@ static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick,
 
 /**
  * tq_clock_first - a base's earliest timer, by the time it expires at
- * @q:		a base's queue
+ * @base:	the timer base
  *
  * timeq_first(), but a timer at the head that a store moved later
  * (module/fast.c, "Refresh by a store") is first filed again at the time
@@ -424,11 +426,12 @@ static struct timeq_timer *tq_clock_take(struct timeq *q, u64 tick,
  * The timers waiting for their callbacks are not counted (timeq_first()).
  *
  * Context: the slow side; takes every lock.
- * Return: the node of the timer, or NULL if @q holds none. The node stays
- * queued; follow the pointer only while the timer cannot be freed.
+ * Return: the node of the timer, or NULL if @base holds none. The node
+ * stays queued; follow the pointer only while the timer cannot be freed.
  */
-struct timeq_node *tq_clock_first(struct timeq *q)
+struct timeq_node *tq_clock_first(struct timeq_base *base)
 {
+	struct timeq *q = &base->queue;
 	struct timeq_timer *timer;
 	struct timeq_node *node;
 	u64 time;
@@ -506,6 +509,9 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 	bool more, again, refiled, ran = false;
 	u64 tick, time, late;
 
+	/* A test base expires nothing: its timers are its test's. */
+	if (tq_base_test(base))
+		return false;
 	mutex_lock(&base->expiry);
 	tick = min(tq_clock_tick(base), *until);
 	*until = tick;
@@ -583,14 +589,11 @@ static unsigned int tq_clock_budget(void)
 /* The work's part: one run, and the work again if due timers remain. */
 void tq_clock_expire(struct timeq *q)
 {
-	struct timeq_base *base = tq_base_of(q);
 	unsigned long expired = 0;
 	u64 until = U64_MAX;
 
-	if (tq_base_manual(base))
-		return;
 	if (tq_clock_run(q, &until, tq_clock_budget(), true, &expired))
-		queue_work(timeq_wq, &base->work);
+		queue_work(timeq_wq, &tq_base_of(q)->work);
 }
 
 /**
@@ -639,23 +642,23 @@ void tq_clock_wait(struct timeq *q, struct timeq_timer *timer)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Whether the base's hrtimer is set or running, for KUnit only. */
-VISIBLE_IF_KUNIT bool tq_clock_armed(struct timeq *q)
+VISIBLE_IF_KUNIT bool tq_clock_armed(struct timeq_base *base)
 {
-	return hrtimer_active(&tq_base_of(q)->hrtimer);
+	return hrtimer_active(&base->hrtimer);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed);
 
 /* The tick the hrtimer was last set for, or U64_MAX; for KUnit only. */
-VISIBLE_IF_KUNIT u64 tq_clock_armed_at(struct timeq *q)
+VISIBLE_IF_KUNIT u64 tq_clock_armed_at(struct timeq_base *base)
 {
-	return READ_ONCE(tq_base_of(q)->armed);
+	return READ_ONCE(base->armed);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_armed_at);
 
-/* Whether timeq_base_destroy() has begun on @q; for KUnit only. */
-VISIBLE_IF_KUNIT bool tq_clock_stopping(struct timeq *q)
+/* Whether timeq_base_destroy() has begun on @base; for KUnit only. */
+VISIBLE_IF_KUNIT bool tq_clock_stopping(struct timeq_base *base)
 {
-	return READ_ONCE(tq_base_of(q)->stopping);
+	return READ_ONCE(base->stopping);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_stopping);
 #endif
@@ -681,7 +684,7 @@ void tq_clock_exit(struct timeq_base *base)
 
 /*
  * The first step of timeq_base_destroy(): no more hrtimer, and no more
- * work queued by it or by a kick (tq_queue_exit() then waits for the
+ * work queued by it or by a kick (tq_handoff_exit() then waits for the
  * work).
  */
 void tq_clock_stop(struct timeq_base *base)

@@ -42,8 +42,8 @@
  *		nothing
  * @wait:	where timeq_delete_sync() waits for @running to change
  * @expiry:	held by each run of the expiry (tq_clock_run())
- * @manual:	a base of tq_base_create_manual(), for tests (KUnit builds
- *		only)
+ * @test:	a test base (tq_base_create_test()); with TIMEQ_TEST_BASE
+ *		only
  *
  * @due, @running and @stopping are guarded by the queue's head_lock,
  * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
@@ -65,11 +65,11 @@ struct timeq_base {
 	struct list_head	due;
 	struct timeq_timer	*running;
 	bool			stopping;
+#ifdef TIMEQ_TEST_BASE
+	bool			test;
+#endif
 	wait_queue_head_t	wait;
 	struct mutex		expiry;		/* one run at a time */
-#if IS_ENABLED(CONFIG_KUNIT)
-	bool			manual;
-#endif
 };
 
 /* The kmemleak object is the hrtimer's: see @hrtimer above. */
@@ -95,28 +95,29 @@ static inline struct timeq_base *tq_base_of(struct timeq *q)
 	return container_of(q, struct timeq_base, queue);
 }
 
+/* The same, for a reader that changes nothing. */
 static inline const struct timeq_base *tq_base_of_const(const struct timeq *q)
 {
 	return container_of(q, const struct timeq_base, queue);
 }
 
 /*
- * Whether @base is manual: a test's (tq_base_create_manual(), base.c).
- * Never, without KUnit.
+ * Whether @base is a test base (tq_base_create_test(), base.c): only in
+ * a build with TIMEQ_TEST_BASE, which the KUnit suites' build defines
+ * (Kbuild's TIMEQ_KUNIT=y), as do the userspace tests' (compat.h).
  */
-static inline bool tq_base_manual(const struct timeq_base *base)
+static inline bool tq_base_test(const struct timeq_base *base)
 {
-#if IS_ENABLED(CONFIG_KUNIT)
-	return base->manual;
+#ifdef TIMEQ_TEST_BASE
+	return base->test;
 #else
 	return false;
 #endif
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
-struct timeq_base *tq_base_create_manual(u64 now, u64 horizon,
-					 unsigned int delta,
-					 unsigned int nbuckets);
+#ifdef TIMEQ_TEST_BASE
+struct timeq_base *tq_base_create_test(u64 now, u64 horizon, unsigned int delta,
+				       unsigned int nbuckets);
 #endif
 
 /* clock.c: the clock's share of a base's life, for base.c. */
@@ -125,7 +126,7 @@ void tq_clock_stop(struct timeq_base *base);
 void tq_clock_release(struct timeq_base *base);
 void tq_clock_exit(struct timeq_base *base);
 int tq_base_check(struct timeq_base *base, char *buf, size_t len);
-struct timeq_node *tq_clock_first(struct timeq *q);
+struct timeq_node *tq_clock_first(struct timeq_base *base);
 
 /* clock.c: the clock's share of the timer calls, for fast.c and handoff.c. */
 void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);
@@ -142,9 +143,9 @@ bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_wait(struct timeq *q, struct timeq_timer *timer);
 #if IS_ENABLED(CONFIG_KUNIT)
-bool tq_clock_armed(struct timeq *q);
-u64 tq_clock_armed_at(struct timeq *q);
-bool tq_clock_stopping(struct timeq *q);
+bool tq_clock_armed(struct timeq_base *base);
+u64 tq_clock_armed_at(struct timeq_base *base);
+bool tq_clock_stopping(struct timeq_base *base);
 #endif
 
 #endif /* _TIMEQ_CLOCK_H */

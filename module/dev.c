@@ -555,7 +555,7 @@ static int tq_dev_monotonic_move(struct tq_dev_file *f,
 static struct timeq_node *tq_dev_monotonic_first(struct tq_dev_file *f)
 {
 	timeq_expire(f->base);
-	return tq_clock_first(f->q);
+	return tq_clock_first(f->base);
 }
 
 static const struct tq_dev_clock tq_dev_monotonic = {

@@ -417,13 +417,15 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 }
 
 /*
- * Refresh by a store: move @timer, filed in @q, later to @time, or to the
- * time it already expires at, by writing its expires word alone; for the
- * fast path and for timeq_timer_move() (handoff.c), on a base's queue.
+ * Refresh by a store: move @timer, filed in @base's queue, later to @time,
+ * or to the time it already expires at, by writing its expires word alone;
+ * for the fast path and for timeq_timer_move() (handoff.c).
  * Return: whether it did; if not, nothing changed.
  */
-bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time)
+bool tq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
+		    u64 time)
 {
+	struct timeq *q = &base->queue;
 	s64 old;
 
 	/*
@@ -431,6 +433,9 @@ bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time)
 	 * where atomic64_t is not a hashed spinlock.
 	 */
 	if (!IS_ENABLED(CONFIG_64BIT))
+		return false;
+	/* A test base's timers take the lanes (tq_base_create_test()). */
+	if (tq_base_test(base))
 		return false;
 	/* A request pending lands after: see "Refresh by a store". */
 	if (test_bit(TQ_TIMER_PENDING, &timer->flags))
@@ -564,21 +569,24 @@ static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
 }
 
 /*
- * timeq_timer_store() on @q, a base's queue: a store alone, counted and
- * traced as an update the fast path applied.
+ * timeq_timer_store(): a store alone, counted and traced as an update the
+ * fast path applied.
  */
-bool tq_fast_store(struct timeq *q, struct timeq_timer *timer, u64 time)
+bool tq_fast_store(struct timeq_base *base, struct timeq_timer *timer, u64 time)
 {
-	if (!tq_timer_store(q, timer, time))
+	struct timeq *q = &base->queue;
+
+	if (!tq_timer_store(base, timer, time))
 		return false;
 	this_cpu_inc(q->counters->fast_stored);
 	tq_fast_done(q, timer, time, TIMEQ_APPLIED);
 	return true;
 }
 
-/* timeq_fast_update() on @q, a base's queue. */
-int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
+/* timeq_fast_update(), for base.c and tests. */
+int tq_fast_update(struct timeq_base *base, struct timeq_timer *timer, u64 time)
 {
+	struct timeq *q = &base->queue;
 	int why = TIMEQ_DEFER_LANE, ret;
 
 	lockdep_assert_in_softirq();
@@ -587,7 +595,7 @@ int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 		return tq_fast_defer(q, timer, time, TIMEQ_DEFER_JOINED);
 	if (tq_foreign(&timer->node, q))
 		return tq_fast_done(q, timer, time, -EBUSY);
-	if (!tq_base_manual(tq_base_of(q)) && tq_fast_store(q, timer, time))
+	if (tq_fast_store(base, timer, time))
 		return TIMEQ_APPLIED;
 	switch (tq_fast_lane(q, &timer->node, time)) {
 	case TQ_LANE_FAR:
@@ -608,9 +616,10 @@ int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time)
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_fast_update);
 
-/* timeq_fast_min() on @q, as tq_fast_update(). */
-int tq_fast_min(struct timeq *q, u64 *time)
+/* timeq_fast_min(), as tq_fast_update(). */
+int tq_fast_min(struct timeq_base *base, u64 *time)
 {
+	struct timeq *q = &base->queue;
 	int ret;
 
 	lockdep_assert_in_softirq();

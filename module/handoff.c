@@ -58,7 +58,7 @@
  * side could wait for, so no slow-side call can know that none is running.
  * That is the caller's to guarantee, as with timer_delete_sync(): see
  * timeq_delete_sync(). Given that, the llist is the only reference the
- * base keeps to a timer that is not queued, and the delete drains it.
+ * hand-off keeps to a timer, and the delete drains it.
  */
 
 #include <linux/bitops.h>
@@ -135,6 +135,17 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 }
 
 /*
+ * Whether @time needs room made in @q's window: not if it lies in it,
+ * nor in a test base's, whose window only its node calls move (tq_arm()
+ * refuses a time beyond it, as a plain queue's insert would).
+ */
+static bool tq_needs_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
+{
+	return !tq_in_window(q, max(time, q->now)) &&
+	       !tq_base_test(tq_base_of(q));
+}
+
+/*
  * Make room in a base's window for @time (tq_clock_make_room()),
  * which may pass a door. Return: 0, or -ERANGE if @time lies beyond the
  * horizon of the current tick.
@@ -142,7 +153,7 @@ static int tq_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
 static int tq_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
-	if (tq_in_window(q, max(time, q->now)))
+	if (!tq_needs_room(q, time))
 		return 0;
 	return tq_clock_make_room(q, time);
 }
@@ -159,16 +170,6 @@ static bool tq_disarm(struct timeq *q, struct timeq_timer *timer)
 	tq_timer_close(timer);
 	return tq_clock_cancel_due(q, timer) ||
 	       !tq_delete(q, &timer->node, false);
-}
-
-/*
- * Wake the slow-side calls that wait for a request (tq_wait_request()):
- * one was pushed, or PENDING was cleared. The caller has ordered that
- * change before this with a full barrier, as wake_up_var() requires.
- */
-static void tq_wake_requests(struct timeq *q)
-{
-	wake_up_var(q);
 }
 
 /*
@@ -228,7 +229,7 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 		want = READ_ONCE(timer->want);
 		if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 			return;
-		if (tq_in_window(q, max(want, q->now)))
+		if (!tq_needs_room(q, want))
 			break;
 		if (test_and_set_bit(TQ_TIMER_PENDING, &timer->flags))
 			return;
@@ -274,7 +275,7 @@ static void tq_drain(struct timeq *q) __must_hold(&q->head_lock)
 	}
 }
 
-/* Forget every handed-off request: the queue is going away. */
+/* Forget every handed-off request: the base is going away. */
 static void tq_discard(struct timeq *q)
 {
 	struct llist_node *list = llist_del_all(&tq_base_of(q)->handoffs);
@@ -385,19 +386,19 @@ static int tq_timer_refuse(struct timeq *q, struct timeq_timer *timer,
 }
 
 /*
- * timeq_timer_arm(), or timeq_timer_move() if @armed_only: which, on a
- * base's queue, moves an armed timer later by a store alone (fast.c,
- * "Refresh by a store"), as the fast path does; a request of the timer
- * still pending makes the store fail, so none lands after it.
+ * timeq_timer_arm(), or timeq_timer_move() if @armed_only: which moves
+ * an armed timer later by a store alone (fast.c, "Refresh by a store"),
+ * as the fast path does; a request of the timer still pending makes the
+ * store fail, so none lands after it.
  */
-static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
-			bool armed_only)
+static int tq_timer_set(struct timeq_base *base, struct timeq_timer *timer,
+			u64 time, bool armed_only)
 {
+	struct timeq *q = &base->queue;
 	int ret;
 
 	might_sleep();
-	if (armed_only && !tq_base_manual(tq_base_of(q)) &&
-	    tq_timer_store(q, timer, time))
+	if (armed_only && tq_timer_store(base, timer, time))
 		return 0;
 	tq_slow_begin_drained(q, timer, time);
 	ret = tq_timer_refuse(q, timer, armed_only);
@@ -407,23 +408,24 @@ static int tq_timer_set(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return ret;
 }
 
-/* timeq_timer_arm() on @q, as tq_fast_update(). */
-int tq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time)
+/* timeq_timer_arm(), for base.c and tests, as tq_fast_update(). */
+int tq_timer_arm(struct timeq_base *base, struct timeq_timer *timer, u64 time)
 {
-	return tq_timer_set(q, timer, time, false);
+	return tq_timer_set(base, timer, time, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_timer_arm);
 
-/* timeq_timer_move() on @q, as tq_fast_update(). */
-int tq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time)
+/* timeq_timer_move(), as tq_timer_arm(). */
+int tq_timer_move(struct timeq_base *base, struct timeq_timer *timer, u64 time)
 {
-	return tq_timer_set(q, timer, time, true);
+	return tq_timer_set(base, timer, time, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_timer_move);
 
-/* timeq_timer_delete() on @q, as tq_fast_update(). */
-int tq_timer_delete(struct timeq *q, struct timeq_timer *timer)
+/* timeq_timer_delete(), as tq_timer_arm(). */
+int tq_timer_delete(struct timeq_base *base, struct timeq_timer *timer)
 {
+	struct timeq *q = &base->queue;
 	int ret;
 
 	tq_slow_begin_drained(q, timer, TQ_NO_ROOM);
@@ -438,8 +440,10 @@ EXPORT_SYMBOL_IF_KUNIT(tq_timer_delete);
  * A request in flight is waited for (tq_wait_request()), and a running
  * callback (tq_clock_wait()), each by sleeping.
  */
-static int tq_sync(struct timeq *q, struct timeq_timer *timer, bool shutdown)
+static int tq_sync(struct timeq_base *base, struct timeq_timer *timer,
+		   bool shutdown)
 {
+	struct timeq *q = &base->queue;
 	bool running, pending;
 	int ret = 0;
 
@@ -464,16 +468,16 @@ static int tq_sync(struct timeq *q, struct timeq_timer *timer, bool shutdown)
 	}
 }
 
-/* timeq_delete_sync() on @q, as tq_fast_update(). */
-int tq_delete_sync(struct timeq *q, struct timeq_timer *timer)
+/* timeq_delete_sync(), as tq_timer_arm(). */
+int tq_delete_sync(struct timeq_base *base, struct timeq_timer *timer)
 {
-	return tq_sync(q, timer, false);
+	return tq_sync(base, timer, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_delete_sync);
 
-/* timeq_shutdown_sync() on @q, as tq_fast_update(). */
-int tq_shutdown_sync(struct timeq *q, struct timeq_timer *timer)
+/* timeq_shutdown_sync(), as tq_timer_arm(). */
+int tq_shutdown_sync(struct timeq_base *base, struct timeq_timer *timer)
 {
-	return tq_sync(q, timer, true);
+	return tq_sync(base, timer, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_shutdown_sync);

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timeq: the slow side of a queue: its locks, the doors where an operation
- * drops them, the queue's calls, and the workqueue its work runs on.
+ * drops them, the queue's calls, and the workqueue a base's work runs on.
  *
  * Section 3.2 of Brodnik and Karlsson has two kinds of caller on one queue.
  * The fast path (fast.c) runs in softirq context, or with bottom halves
  * disabled. It only ever tries locks, and applies an update only where
  * that costs O(1); anything else it hands to the slow path (handoff.c) and
  * returns. The slow path is everything else: the operations of queue.c
- * under the locks, which this file takes, and one work item per queue that
- * applies the handed-off requests and, in a timer base's queue, expires
- * timers (clock.c).
+ * under the locks, which this file takes, and one work item per timer
+ * base that applies the handed-off requests and expires its timers
+ * (handoff.c, clock.c).
  *
  * Locks
  * -----
@@ -103,9 +103,7 @@
 #include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/export.h>
-#include <linux/irq_work.h>
 #include <linux/kernel.h>
-#include <linux/llist.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -124,14 +122,14 @@
 /* --- the slow side's workqueue --- */
 
 /*
- * The slow path of every queue, one work item per queue. Unbound: a run
- * applies hand-offs, expires up to a budget of timers and runs callbacks
- * that may sleep, and the softirq that queued it (the fast path's CPU)
- * should not also pay for that, so the scheduler may place it on any idle
- * CPU. Its own workqueue rather than system_unbound_wq: slow callbacks do
+ * The slow path of every timer base, one work item per base. Unbound: a
+ * run applies hand-offs, expires up to a budget of timers and runs
+ * callbacks that may sleep, and the softirq that queued it (the fast
+ * path's CPU) should not also pay for that, so the scheduler may place it
+ * on any idle CPU. Its own workqueue rather than system_unbound_wq: slow callbacks do
  * not hold up unrelated system work, and unloading drains it. Not
  * WQ_MEM_RECLAIM: no memory reclaim waits on a timer queue. A work item
- * never runs on two CPUs at once, which is what serialises a queue's
+ * never runs on two CPUs at once, which is what serialises a base's
  * expiry.
  */
 struct workqueue_struct *timeq_wq;
@@ -199,12 +197,9 @@ void tq_relock(struct timeq *q) __must_hold(&q->head_lock)
 	__must_hold(&q->head2_lock) __must_hold(&q->bucket_lock)
 {
 	tq_unlock(q);
-	/*
-	 * Requests applied before the door are not pending any more: wake
-	 * the timer calls that wait for one (handoff.c).
-	 */
+	/* Requests applied before the door are not pending any more. */
 	smp_mb();
-	wake_up_var(q);
+	tq_wake_requests(q);
 	cond_resched();
 	tq_lock(q);
 	tq_finish(q);

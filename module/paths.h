@@ -12,6 +12,7 @@
 #include <linux/build_bug.h>
 #include <linux/lockdep.h>
 #include <linux/timeq.h>
+#include <linux/wait_bit.h>
 
 #include "queue.h"
 
@@ -32,6 +33,17 @@ static inline void tq_assert_locked(struct timeq *q) __must_hold(&q->head_lock)
 	lockdep_assert_held(&q->head_lock);
 	lockdep_assert_held(&q->head2_lock);
 	lockdep_assert_held(&q->bucket_lock);
+}
+
+/*
+ * Wake the timer calls that wait for a request of a base's queue @q
+ * (handoff.c's tq_wait_request(), which waits on @q): one was pushed,
+ * applied, or dropped, or PENDING was cleared. The caller has ordered
+ * that change before this with a full barrier, as wake_up_var() requires.
+ */
+static inline void tq_wake_requests(struct timeq *q)
+{
+	wake_up_var(q);
 }
 
 void tq_finish(struct timeq *q)
@@ -165,18 +177,22 @@ int tq_queue_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 void tq_queue_exit(struct timeq *q);
 
 /*
- * The timer calls of include/linux/timeq.h on a base's queue (fast.c,
- * handoff.c), which find the base by it (tq_base_of()): base.c's calls on
- * a base are these on its queue.
+ * The timer calls of include/linux/timeq.h (fast.c, handoff.c): base.c's
+ * calls are these, which tests call too. Each works on the base's queue,
+ * and the functions of fast.c and handoff.c it calls find the base from
+ * that queue (tq_base_of()).
  */
-int tq_fast_update(struct timeq *q, struct timeq_timer *timer, u64 time);
-bool tq_timer_store(struct timeq *q, struct timeq_timer *timer, u64 time);
-bool tq_fast_store(struct timeq *q, struct timeq_timer *timer, u64 time);
-int tq_fast_min(struct timeq *q, u64 *time);
-int tq_timer_arm(struct timeq *q, struct timeq_timer *timer, u64 time);
-int tq_timer_move(struct timeq *q, struct timeq_timer *timer, u64 time);
-int tq_timer_delete(struct timeq *q, struct timeq_timer *timer);
-int tq_delete_sync(struct timeq *q, struct timeq_timer *timer);
-int tq_shutdown_sync(struct timeq *q, struct timeq_timer *timer);
+int tq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
+		   u64 time);
+bool tq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
+		    u64 time);
+bool tq_fast_store(struct timeq_base *base, struct timeq_timer *timer,
+		   u64 time);
+int tq_fast_min(struct timeq_base *base, u64 *time);
+int tq_timer_arm(struct timeq_base *base, struct timeq_timer *timer, u64 time);
+int tq_timer_move(struct timeq_base *base, struct timeq_timer *timer, u64 time);
+int tq_timer_delete(struct timeq_base *base, struct timeq_timer *timer);
+int tq_delete_sync(struct timeq_base *base, struct timeq_timer *timer);
+int tq_shutdown_sync(struct timeq_base *base, struct timeq_timer *timer);
 
 #endif /* _TIMEQ_PATHS_H */

@@ -149,7 +149,7 @@ struct xreq {
 
 struct xw {
 	struct timeq		*q;		/* the base's queue */
-	struct timeq_base	*base;		/* clocked, or manual */
+	struct timeq_base	*base;		/* clocked, or a test base */
 	bool			clocked;
 	u64			gran;		/* ns per tick, clocked only */
 	u64			horizon;
@@ -179,7 +179,7 @@ u64 xw_tick(struct xw *w);
 void xw_advance_to(struct xw *w, u64 tick);
 /*
  * The timer calls of include/linux/timeq.h on the world's base: a clocked
- * one, or a manual one (tq_base_create_manual(), module/clock.h).
+ * one, or a test base (tq_base_create_test(), module/base.c).
  */
 int xw_timer_arm(struct xw *w, struct xt *t, u64 time);
 int xw_timer_move(struct xw *w, struct xt *t, u64 time);
@@ -202,7 +202,7 @@ int xw_arm_request(struct xw *w, struct xt *t, u64 time);
 #define XW_UNARMED	U64_MAX
 int xw_delete_request(struct xw *w, struct xt *t);
 /*
- * Check every tracked timer as above: at the end for a manual base; a
+ * Check every tracked timer as above: at the end for a test base; a
  * clocked scenario calls it from its phase, before its timers expire.
  */
 void xw_check_tracked(struct xw *w);
@@ -213,13 +213,13 @@ uint64_t xw_rand(struct xw *w);
 void xw_check(struct xw *w, const char *when);
 void xw_check_armed(struct xw *w);
 /*
- * Empty a manual base's queue by delete_min, checking the order, and expect
- * @want nodes (XW_ANY: any number); the final phase of a manual base. Every
+ * Empty a test base's queue by delete_min, checking the order, and expect
+ * @want nodes (XW_ANY: any number); the final phase of a test base. Every
  * insertion must have been removed once: by the scenario's calls, which
  * count what they remove in w->removed, or by this drain.
  */
 #define XW_ANY		(~0UL)
-void xw_drain_manual(struct xw *w, unsigned long want);
+void xw_drain_test_base(struct xw *w, unsigned long want);
 
 #define xw_fail(...)	xp_fail(__FILE__, __LINE__, __VA_ARGS__)
 

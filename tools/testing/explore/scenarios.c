@@ -2,9 +2,8 @@
 /*
  * The scenarios: two or three threads each, on one timer base, through
  * the public API of include/linux/timeq.h only (the checkers, the world's
- * oracles and the manual base aside): a clocked base, or a manual one
- * (tq_base_create_manual(), module/clock.h), whose clock the node calls
- * on its queue move and which runs nothing by itself.
+ * oracles and the test base aside): a clocked base, or a test base
+ * (tq_base_create_test(), module/base.c).
  * Each names the defect of README's table it was written to catch, if any,
  * but none expects anything of a particular version of module/: against
  * code without the defect it must pass.
@@ -135,7 +134,7 @@ static void d2_setup(struct xw *w)
 
 static void d2_final(struct xw *w)
 {
-	xw_drain_manual(w, 3);
+	xw_drain_test_base(w, 3);
 }
 
 static void d2b_setup(struct xw *w)
@@ -186,7 +185,7 @@ static void d3_setup(struct xw *w)
 
 static void d3_final(struct xw *w)
 {
-	xw_drain_manual(w, 10 + 65);
+	xw_drain_test_base(w, 10 + 65);
 }
 
 /* ------------------------------------------------------------------ */
@@ -306,7 +305,7 @@ static void d6_setup(struct xw *w)
 
 static void d6_final(struct xw *w)
 {
-	xw_drain_manual(w, 1 + BULK);
+	xw_drain_test_base(w, 1 + BULK);
 }
 
 /* ------------------------------------------------------------------ */
@@ -365,7 +364,7 @@ static void d7b_setup(struct xw *w)
 
 static void d7_final(struct xw *w)
 {
-	xw_drain_manual(w, XW_ANY);
+	xw_drain_test_base(w, XW_ANY);
 }
 
 static void d7c_arm(void *arg)
@@ -389,12 +388,12 @@ static void d7c_setup(struct xw *w)
 
 static void d7c_final(struct xw *w)
 {
-	xw_drain_manual(w, 66);
+	xw_drain_test_base(w, 66);
 }
 
 /* ------------------------------------------------------------------ */
 /*
- * The fast path against the slow side on a manual base: two softirqs
+ * The fast path against the slow side on a test base: two softirqs
  * move timers within and across the near buckets and into the far
  * ones, and read the minimum; a slow thread arms, moves, deletes and
  * delete_mins, with a bulk bucket to resolve.
@@ -454,7 +453,7 @@ static void g1_setup(struct xw *w)
 static void g1_final(struct xw *w)
 {
 	/* How many: the minimum delete_min took may be armed again. */
-	xw_drain_manual(w, XW_ANY);
+	xw_drain_test_base(w, XW_ANY);
 }
 
 /* ------------------------------------------------------------------ */
@@ -540,7 +539,7 @@ static void g2_setup(struct xw *w)
 
 static void g2_final(struct xw *w)
 {
-	xw_drain_manual(w, XW_ANY);
+	xw_drain_test_base(w, XW_ANY);
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,7 +586,7 @@ static void g3_setup(struct xw *w)
 
 static void g3_final(struct xw *w)
 {
-	xw_drain_manual(w, 70 + 1 + 1 - 1);
+	xw_drain_test_base(w, 70 + 1 + 1 - 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -815,7 +814,7 @@ static void g8_setup(struct xw *w)
 
 static void g8_final(struct xw *w)
 {
-	xw_drain_manual(w, 2);
+	xw_drain_test_base(w, 2);
 }
 
 /* ------------------------------------------------------------------ */
@@ -876,7 +875,7 @@ static void g10_setup(struct xw *w)
 
 static void g10_final(struct xw *w)
 {
-	xw_drain_manual(w, XW_ANY);
+	xw_drain_test_base(w, XW_ANY);
 }
 
 /* ------------------------------------------------------------------ */
@@ -954,7 +953,7 @@ static void g12_setup(struct xw *w)
 
 static void g12_final(struct xw *w)
 {
-	xw_drain_manual(w, 10 + 1);
+	xw_drain_test_base(w, 10 + 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -998,7 +997,7 @@ static void g13_setup(struct xw *w)
 
 static void g13_final(struct xw *w)
 {
-	xw_drain_manual(w, 4);
+	xw_drain_test_base(w, 4);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1134,7 +1133,7 @@ static void s4_first(void *arg)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		node = tq_clock_first(w->q);
+		node = tq_clock_first(w->base);
 		if (node != &timer(w, 0)->timer.node &&
 		    node != &timer(w, 1)->timer.node)
 			xw_fail("tq_clock_first() gave %p, neither X nor Y",

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The world a scenario runs in: one timer base, manual (its clock the
- * node calls on its queue move: tq_base_create_manual(), module/clock.h)
- * or on compat's clock (a "clocked" world), the scenario's timers and
- * nodes, and the oracles every run is judged by.
+ * The world a scenario runs in: one timer base, a test base
+ * (tq_base_create_test(), module/base.c) or one on compat's clock (a
+ * "clocked" world), the scenario's timers and nodes, and the oracles every
+ * run is judged by.
  *
  * At every quiet moment (the last spinlock held by anyone released) with
  * no work pending, the queue's invariants hold (__timeq_check()). At
@@ -16,7 +16,7 @@
  * are in its threads), and at the end every timer that must fire has
  * fired, the queue is empty, no request is left, no freed timer was
  * written, and each tracked timer is where a request older than no other
- * put it (xw_check_requests()); a manual base's queue is drained in
+ * put it (xw_check_requests()); a test base's queue is drained in
  * order, and every insertion must have been removed once. Then the base
  * is destroyed and no allocation may be left.
  *
@@ -94,7 +94,7 @@ void xw_create(struct xw *w, bool clocked, u64 now, u64 horizon,
 		base = timeq_base_create(w->gran, horizon, delta, nbuckets,
 					 GFP_KERNEL);
 	} else {
-		base = tq_base_create_manual(now, horizon, delta, nbuckets);
+		base = tq_base_create_test(now, horizon, delta, nbuckets);
 	}
 	if (IS_ERR(base))
 		xw_fail("creating the base: %ld", PTR_ERR(base));
@@ -429,10 +429,10 @@ void xw_check_armed(struct xw *w)
 }
 
 /*
- * A manual base's final phase: delete_min everything, in order of time,
+ * A test base's final phase: delete_min everything, in order of time,
  * then insertion, and expect @want nodes.
  */
-void xw_drain_manual(struct xw *w, unsigned long want)
+void xw_drain_test_base(struct xw *w, unsigned long want)
 {
 	u64 last_time = 0, last_seq = 0;
 	struct timeq_node *node;

@@ -31,7 +31,7 @@
  *  4. Refresh, one thread, N = 1000 timers, the same sequence of moves
  *     of a random timer to 1 to 16 ticks past the time it expires at: on
  *     a timer base, where each is a store (module/fast.c, "Refresh by a
- *     store"), and on a manual base, where the lanes relink the node (but
+ *     store"), and on a test base, where the lanes relink the node (but
  *     hand off a far move of the earliest timer, whose later moves then
  *     join that request: nothing runs the slow path meanwhile);
  *     then the base's expiry of the stored timers, each filed again once
@@ -118,21 +118,17 @@ static void pin(int cpu)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-/*
- * The queue of a manual base (module/clock.h): the paths as on a queue
- * whose clock only its node calls move, and nothing runs but what the
- * bench runs.
- */
-static struct timeq *manual_queue(u64 now)
+/* The queue of a test base (tq_base_create_test(), module/base.c). */
+static struct timeq *test_base_queue(u64 now)
 {
-	struct timeq_base *base = tq_base_create_manual(now, HORIZON, 0, 0);
+	struct timeq_base *base = tq_base_create_test(now, HORIZON, 0, 0);
 
 	if (IS_ERR(base))
 		exit(1);
 	return tq_base_queue(base);
 }
 
-static void manual_destroy(struct timeq *q)
+static void test_base_destroy(struct timeq *q)
 {
 	timeq_base_destroy(tq_base_of(q));
 }
@@ -159,7 +155,7 @@ static int check(struct timeq *q, const char *what)
 static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 {
 	struct timeq_timer *t = calloc(UNCONTENDED_N, sizeof(*t));
-	struct timeq *q = manual_queue(0);
+	struct timeq *q = test_base_queue(0);
 	unsigned long i;
 	double start, ns;
 
@@ -185,7 +181,7 @@ static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 			timeq_update(q, &timer->node, times[i]);
 			break;
 		default:
-			tq_fast_update(q, timer, times[i]);
+			tq_fast_update(tq_base_of(q), timer, times[i]);
 			break;
 		}
 	}
@@ -194,7 +190,7 @@ static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 	run_slow_path(q);
 	if (check(q, "uncontended"))
 		exit(1);
-	manual_destroy(q);
+	test_base_destroy(q);
 	free(t);
 	return ns;
 }
@@ -349,7 +345,7 @@ static void *fast_thread(void *arg)
 		if (b->plain)
 			ret = plain_update(b, &t->node, time);
 		else
-			ret = tq_fast_update(q, t, time);
+			ret = tq_fast_update(tq_base_of(q), t, time);
 		c1 = __rdtsc();
 		b->calls++;
 		if (ret == TIMEQ_APPLIED) {
@@ -436,7 +432,7 @@ static int contended(int mixed, int plain, double seconds)
 	unsigned int i;
 	int failed = 0;
 
-	b.q = manual_queue(0);
+	b.q = test_base_queue(0);
 	b.fast = calloc(FAST_TIMERS, sizeof(*b.fast));
 	b.slow = calloc(SLOW_NODES, sizeof(*b.slow));
 	b.lat_applied.v = malloc(MAX_SAMPLES * sizeof(uint32_t));
@@ -477,14 +473,14 @@ static int contended(int mixed, int plain, double seconds)
 	if (!plain)
 		report_latency("deferred", &b.lat_deferred);
 	for (i = 0; i < FAST_TIMERS; i++)
-		tq_delete_sync(b.q, &b.fast[i]);
+		tq_delete_sync(tq_base_of(b.q), &b.fast[i]);
 	for (i = 0; i < SLOW_NODES; i++)
 		timeq_delete(b.q, &b.slow[i]);
 	if (timeq_count(b.q)) {
 		printf("not ok - %lu nodes left\n", timeq_count(b.q));
 		failed = 1;
 	}
-	manual_destroy(b.q);
+	test_base_destroy(b.q);
 	free(b.fast);
 	free(b.slow);
 	free(b.lat_applied.v);
@@ -497,7 +493,7 @@ static int contended(int mixed, int plain, double seconds)
 #define REFRESH_GRAN	1000ULL		/* ns per tick of the base */
 
 /*
- * @kind 0: the moves on a base (stores); 1: on a manual base (the lanes);
+ * @kind 0: the moves on a base (stores); 1: on a test base (the lanes);
  * 2: no moves, the timers armed at the final times of kind 0's. Kinds 0
  * and 2 then expire every timer: *@expire_ns is that per timer, and
  * *@refiled how many the expiry filed again.
@@ -515,7 +511,7 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 
 	compat_clock_set(at * REFRESH_GRAN);
 	if (kind == 1)
-		q = manual_queue(at);
+		q = test_base_queue(at);
 	else
 		base = timeq_base_create(REFRESH_GRAN, HORIZON, 0, 0,
 					 GFP_KERNEL);
@@ -534,13 +530,13 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 		start = now_seconds();
 		for (i = 0; i < UNCONTENDED_OPS; i++) {
 			struct timeq_timer *timer = &t[ids[i]];
-			/* A manual base's timer is where its node is. */
+			/* A test base's timer is where its node is. */
 			u64 time = steps[i] +
 				   (kind == 1 ? timeq_node_time(&timer->node) :
 						timeq_timer_expires(timer));
 
 			if (kind == 1)
-				tq_fast_update(q, timer, time);
+				tq_fast_update(tq_base_of(q), timer, time);
 			else
 				timeq_fast_update(base, timer, time);
 		}
@@ -551,7 +547,7 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 		run_slow_path(q);
 		if (check(q, "refresh"))
 			exit(1);
-		manual_destroy(q);
+		test_base_destroy(q);
 		free(t);
 		return ns;
 	}
@@ -815,7 +811,7 @@ int main(int argc, char **argv)
 		}
 		printf("# refresh, N = %u, moves 1 to 16 ticks past the time a timer expires at, median of 5:\n",
 		       UNCONTENDED_N);
-		printf("#   a store on a base %.1f ns, the lanes on a manual base %.1f ns (%.2fx)\n",
+		printf("#   a store on a base %.1f ns, the lanes on a test base %.1f ns (%.2fx)\n",
 		       median5(st), median5(ln), median5(ln) / median5(st));
 		printf("#   expiry: %.1f ns a timer after the stores (%llu filed again once each), %.1f ns a timer armed at its final time: a re-file %.1f ns\n",
 		       median5(ex), (unsigned long long)refiled, median5(eg),

@@ -44,7 +44,8 @@ static unsigned int tests, failed;
 static unsigned long nodes = 1UL << 20;
 
 struct run {
-	struct timeq		*q;
+	struct timeq_base	*base;		/* a test base */
+	struct timeq		*q;		/* its queue */
 	struct timeq_node	*n;
 	struct timeq_node	extra[4];
 	unsigned long		ops;
@@ -60,18 +61,17 @@ static uint64_t next_rand(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-/* A run on the queue of a manual base (module/clock.h). */
+/* A run on the queue of a test base (tq_base_create_test(), base.c). */
 static void start(struct run *r)
 {
-	struct timeq_base *base;
 	unsigned long i;
 
 	memset(r, 0, sizeof(*r));
-	base = tq_base_create_manual(0, HORIZON, 0, 0);
+	r->base = tq_base_create_test(0, HORIZON, 0, 0);
 	r->n = calloc(nodes, sizeof(*r->n));
-	if (IS_ERR(base) || !r->n)
+	if (IS_ERR(r->base) || !r->n)
 		exit(1);
-	r->q = tq_base_queue(base);
+	r->q = tq_base_queue(r->base);
 	for (i = 0; i < nodes; i++)
 		timeq_node_init(&r->n[i]);
 	for (i = 0; i < 4; i++)
@@ -99,7 +99,7 @@ static void finish_bound(struct run *r, const char *name, int amortised,
 	int ok;
 
 	ok = !r->wrong && max <= bound && (!amortised || total <= allowed) &&
-	     !tq_base_check(tq_base_of(r->q), why, sizeof(why));
+	     !tq_base_check(r->base, why, sizeof(why));
 	printf("%sok %u - %s: ", ok ? "" : "not ", ++tests, name);
 	printf("%lu visits a hold at most (bound %lu), ", max, bound);
 	printf("%.2f an operation, %lu operations, %lu nodes%s\n",
@@ -110,7 +110,7 @@ static void finish_bound(struct run *r, const char *name, int amortised,
 		printf("# total visits %lu, allowed %lu\n", total, allowed);
 	}
 	measure_from_here(r);
-	timeq_base_destroy(tq_base_of(r->q));
+	timeq_base_destroy(r->base);
 	free(r->n);
 }
 
@@ -400,7 +400,7 @@ static void walks_between_requests(void)
 	for (i = 0; i < rounds; i++) {
 		for (j = 0; j < TIMEQ_WALK; j++) {
 			timeq_timer_init(&t[j], NULL);
-			tq_timer_arm(r.q, &t[j], timeq_now(r.q) + 2 * DELTA +
+			tq_timer_arm(r.base, &t[j], timeq_now(r.q) + 2 * DELTA +
 				     TIMEQ_WALK - 1 - j);
 		}
 		if (!i)
@@ -409,15 +409,15 @@ static void walks_between_requests(void)
 		spin_lock(&r.q->bucket_lock);
 		compat_in_softirq = 1;
 		for (j = TIMEQ_WALK; j-- > 0; r.ops++)
-			tq_fast_update(r.q, &t[j], timeq_now(r.q) + 9 * DELTA);
+			tq_fast_update(r.base, &t[j], timeq_now(r.q) + 9 * DELTA);
 		compat_in_softirq = 0;
 		spin_unlock(&r.q->bucket_lock);
-		compat_run_irq_work(&tq_base_of(r.q)->kick);
-		compat_run_work(&tq_base_of(r.q)->work);
+		compat_run_irq_work(&r.base->kick);
+		compat_run_work(&r.base->work);
 		for (j = 0; j < TIMEQ_WALK; j++) {
 			r.wrong |= timeq_node_time(&t[j].node) !=
 				   timeq_now(r.q) + 9 * DELTA;
-			tq_delete_sync(r.q, &t[j]);
+			tq_delete_sync(r.base, &t[j]);
 		}
 	}
 	finish_bound(&r, "a drain of requests, a WALK after each", 1, TIMEQ_HOLD + 1);
@@ -575,7 +575,7 @@ static void destroy(void)
 	printf("%sok %u - destroy: %lu nodes released, at most %lu in a lock hold (bound %d)\n",
 	       ok ? "" : "not ", ++tests, nodes, max, TIMEQ_STEP);
 	failed += !ok;
-	timeq_base_destroy(tq_base_of(r.q));
+	timeq_base_destroy(r.base);
 	free(r.n);
 }
 

@@ -6,8 +6,8 @@
  * and without it for measuring the fast path natively.
  *
  * Fast threads stand in for softirqs: they only call tq_fast_update() and
- * tq_fast_min(), the fast path on the queue of a manual base
- * (tq_base_create_manual(), module/clock.h), which only try locks. One
+ * tq_fast_min(), the fast path on the queue of a test base
+ * (tq_base_create_test(), module/base.c), which only try locks. One
  * slow thread stands in for process context and the workqueue: it arms,
  * deletes, delete-mins, expires with del_less_than(), runs the invariant
  * checker under the locks and runs the base's work item (the hand-off
@@ -65,7 +65,7 @@
 #define PACE		1000
 
 struct stress {
-	struct timeq_base	*base;		/* a manual base */
+	struct timeq_base	*base;		/* a test base */
 	struct timeq		*q;		/* its queue */
 	struct timeq_timer	*timers;
 	unsigned int		ntimers;
@@ -143,7 +143,7 @@ static void *fast_thread(void *arg)
 			f->waited += seconds() - wait;
 		}
 		r = next_rand(&f->rand);
-		ret = tq_fast_update(s->q, &s->timers[r % s->ntimers],
+		ret = tq_fast_update(s->base, &s->timers[r % s->ntimers],
 				     pick_time(s->q, r / s->ntimers));
 		/*
 		 * The kick a hand-off queued runs on this CPU, as the self-
@@ -157,7 +157,7 @@ static void *fast_thread(void *arg)
 			f->deferred++;
 		else
 			f->refused++;
-		ret = tq_fast_min(s->q, &t);
+		ret = tq_fast_min(s->base, &t);
 		if (!ret)
 			f->min_found++;
 		else if (ret == -ENOENT)
@@ -192,10 +192,10 @@ static void slow_step(struct stress *s, uint64_t *rand)
 	r /= s->ntimers;
 	switch (r % 12) {
 	case 0 ... 5:
-		tq_timer_arm(s->q, timer, pick_time(s->q, r / 12));
+		tq_timer_arm(s->base, timer, pick_time(s->q, r / 12));
 		break;
 	case 6 ... 8:
-		s->removed += tq_timer_delete(s->q, timer);
+		s->removed += tq_timer_delete(s->base, timer);
 		break;
 	case 9:
 		if (timeq_delete_min(s->q))
@@ -223,7 +223,8 @@ static void slow_step(struct stress *s, uint64_t *rand)
 #define L_FAR		64
 
 struct lanes {
-	struct timeq		*q;
+	struct timeq_base	*base;		/* a test base */
+	struct timeq		*q;		/* its queue */
 	struct timeq_timer	near;
 	struct timeq_timer	far[L_FAR];
 	unsigned long		calls;
@@ -238,7 +239,7 @@ static void *lanes_near(void *arg)
 
 	compat_in_softirq = 1;
 	for (i = 0; i < l->calls; i++)
-		l->applied[0] += tq_fast_update(l->q, &l->near, i % 16) ==
+		l->applied[0] += tq_fast_update(l->base, &l->near, i % 16) ==
 				 TIMEQ_APPLIED;
 	return NULL;
 }
@@ -252,7 +253,7 @@ static void *lanes_far(void *arg)
 
 	compat_in_softirq = 1;
 	for (i = 0; i < l->calls; i++)
-		l->applied[1] += tq_fast_update(l->q, &l->far[i % L_FAR],
+		l->applied[1] += tq_fast_update(l->base, &l->far[i % L_FAR],
 						4 * 256 +
 						next_rand(&rand) % 1024) ==
 				 TIMEQ_APPLIED;
@@ -263,7 +264,6 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 			 unsigned int *failed)
 {
 	struct lanes *l = calloc(1, sizeof(*l));
-	struct timeq_base *base;
 	pthread_t near, far;
 	unsigned int i;
 	char why[128];
@@ -273,15 +273,15 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 		exit(1);
 	l->calls = calls;
 	/* delta 256: the head is [0, 256), the far buckets from 512 on. */
-	base = tq_base_create_manual(0, HORIZON, 0, 0);
-	if (IS_ERR(base))
+	l->base = tq_base_create_test(0, HORIZON, 0, 0);
+	if (IS_ERR(l->base))
 		exit(1);
-	l->q = tq_base_queue(base);
+	l->q = tq_base_queue(l->base);
 	timeq_timer_init(&l->near, NULL);
-	tq_timer_arm(l->q, &l->near, 0);
+	tq_timer_arm(l->base, &l->near, 0);
 	for (i = 0; i < L_FAR; i++) {
 		timeq_timer_init(&l->far[i], NULL);
-		tq_timer_arm(l->q, &l->far[i], 4 * 256 + i);
+		tq_timer_arm(l->base, &l->far[i], 4 * 256 + i);
 	}
 	if (pthread_create(&near, NULL, lanes_near, l) ||
 	    pthread_create(&far, NULL, lanes_far, l))
@@ -290,15 +290,15 @@ static void lanes_stress(unsigned long calls, unsigned int *tests,
 	pthread_join(far, NULL);
 	ok = l->applied[0] == calls && l->applied[1] == calls &&
 	     timeq_min(l->q) == &l->near.node &&
-	     !tq_base_check(tq_base_of(l->q), why, sizeof(why));
+	     !tq_base_check(l->base, why, sizeof(why));
 	printf("%sok %u - lanes: in place, %lu near-lane moves of the minimum ",
 	       ok ? "" : "not ", ++*tests, l->applied[0]);
 	printf("beside %lu far-lane moves (of %lu each)\n", l->applied[1], calls);
 	*failed += !ok;
-	tq_delete_sync(l->q, &l->near);
+	tq_delete_sync(l->base, &l->near);
 	for (i = 0; i < L_FAR; i++)
-		tq_delete_sync(l->q, &l->far[i]);
-	timeq_base_destroy(base);
+		tq_delete_sync(l->base, &l->far[i]);
+	timeq_base_destroy(l->base);
 	free(l);
 }
 
@@ -681,13 +681,13 @@ int main(int argc, char **argv)
 		}
 	}
 #ifdef TIMEQ_DEBUG_FIFO
-	/* Insertion numbers for tq_check() (module/queue.h): every queue's. */
+	/* Insertion numbers for the checker (module/queue.h): every queue's. */
 	tq_fifo_nodes = s.ntimers + C_FAST_TIMERS + C_OWNED + L_FAR + 1;
 #endif
 	if (!nfast || !s.ntimers)
 		return 2;
 
-	s.base = tq_base_create_manual(0, HORIZON, 0, 0);
+	s.base = tq_base_create_test(0, HORIZON, 0, 0);
 	s.timers = calloc(s.ntimers, sizeof(*s.timers));
 	fast = calloc(nfast, sizeof(*fast));
 	if (IS_ERR(s.base) || !s.timers || !fast)
@@ -754,7 +754,7 @@ int main(int argc, char **argv)
 	compat_run_work(&s.base->work);
 	for (i = 0; i < s.ntimers; i++) {
 		pending += test_bit(TQ_TIMER_PENDING, &s.timers[i].flags);
-		s.removed += tq_delete_sync(s.q, &s.timers[i]);
+		s.removed += tq_delete_sync(s.base, &s.timers[i]);
 	}
 	if (pending || s.base->handoffs.first || timeq_count(s.q) ||
 	    tq_base_check(s.base, why, sizeof(why))) {

@@ -66,6 +66,8 @@ typedef int __s32;
 #define CONFIG_SMP		1
 #define CONFIG_64BIT		(BITS_PER_LONG == 64)
 #define IS_ENABLED(option)	(option)
+/* And a build of the KUnit suites: test bases (module/clock.h). */
+#define TIMEQ_TEST_BASE		1
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define MODULE_LICENSE(s)
