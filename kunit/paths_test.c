@@ -58,10 +58,9 @@
 
 /*
  * The directed cases run on test bases (tq_base_create_test(), base.c),
- * through the tq_ calls that are
- * the base's timer calls on its queue (module/paths.h); the cases of the
- * timer base below use its public calls, and its queue (tq_base_queue())
- * for what only a queue answers.
+ * through the tq_ calls behind the base's timer calls (module/paths.h);
+ * the cases of the timer base below use its public calls, and its queue
+ * (tq_base_queue()) for what only a queue answers.
  */
 static void destroy_queue(void *q)
 {

@@ -5,7 +5,7 @@
  * A base (module/clock.h) composes a queue with its clock (clock.c) and
  * the hand-off of its fast path (handoff.c): it makes and frees the
  * three, and each of its timer calls is the call of the paths (fast.c,
- * handoff.c) on its queue, which catch up and re-arm the base's clock
+ * handoff.c) with the base, which catch up and re-arm the base's clock
  * around what they do. So this file stands above everything it composes,
  * and nothing below it calls it.
  */
@@ -187,7 +187,7 @@ size_t timeq_base_bytes(const struct timeq_base *base)
 }
 EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
 
-/* --- the timer calls: fast.c's and handoff.c's, on the base's queue --- */
+/* --- the timer calls: fast.c's and handoff.c's, with the base --- */
 
 /**
  * timeq_fast_update - arm or move a timer from the fast path

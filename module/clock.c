@@ -117,17 +117,22 @@ MODULE_PARM_DESC(expire_budget,
 /* base.armed when the hrtimer is not armed. */
 #define TQ_UNARMED	U64_MAX
 
-/* @ns of CLOCK_MONOTONIC in ticks of @base; a test base's are its queue's. */
-static u64 tq_clock_ticks_of(const struct timeq_base *base, u64 ns)
+/*
+ * CLOCK_MONOTONIC in ticks of @base, read by ktime_get_mono_fast_ns() if
+ * @fast, else by ktime_get_ns(); a test base's clock is its queue's, and
+ * reads neither.
+ */
+static u64 tq_clock_ticks(const struct timeq_base *base, bool fast)
 {
 	if (tq_base_test(base))
 		return READ_ONCE(base->queue.now);
-	return div64_u64(ns, base->granularity);
+	return div64_u64(fast ? ktime_get_mono_fast_ns() : ktime_get_ns(),
+			 base->granularity);
 }
 
 static u64 tq_clock_tick(const struct timeq_base *base)
 {
-	return tq_clock_ticks_of(base, ktime_get_ns());
+	return tq_clock_ticks(base, false);
 }
 
 static enum hrtimer_restart tq_clock_fire(struct hrtimer *hrtimer)
@@ -217,7 +222,7 @@ void tq_clock_kick(struct timeq *q)
  */
 u64 tq_clock_fast_tick(const struct timeq *q)
 {
-	return tq_clock_ticks_of(tq_base_of_const(q), ktime_get_mono_fast_ns());
+	return tq_clock_ticks(tq_base_of_const(q), true);
 }
 
 /* A timeq_fn: put a timer whose tick has passed at the end of @due. */

@@ -47,8 +47,9 @@
  *
  * @due, @running and @stopping are guarded by the queue's head_lock,
  * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
- * @arm_lock. The timer calls of fast.c and handoff.c run on a base's
- * queue, and find the base from it (tq_base_of()).
+ * @arm_lock. The timer calls of fast.c and handoff.c take the base; the
+ * functions behind them, and clock.c's, are given its queue and find the
+ * base from it (tq_base_of()).
  */
 struct timeq_base {
 	struct hrtimer		hrtimer;
@@ -87,8 +88,8 @@ static inline struct timeq *tq_base_queue(struct timeq_base *base)
 }
 
 /*
- * The base that composes @q: the queue of every timer call (paths.h), and
- * of clock.c's, is a base's.
+ * The base that composes @q: every queue that the functions of fast.c,
+ * handoff.c and clock.c are given is a base's.
  */
 static inline struct timeq_base *tq_base_of(struct timeq *q)
 {
