@@ -119,25 +119,20 @@ static void pin(int cpu)
 }
 
 /* The queue of a test base (tq_base_create_test(), module/base.c). */
-static struct timeq *test_base_queue(u64 now)
+static struct timeq_base *test_base(u64 now)
 {
 	struct timeq_base *base = tq_base_create_test(now, HORIZON, 0, 0);
 
 	if (IS_ERR(base))
 		exit(1);
-	return tq_base_queue(base);
-}
-
-static void test_base_destroy(struct timeq *q)
-{
-	timeq_base_destroy(tq_base_of(q));
+	return base;
 }
 
 /* Run the base's kick and work, as the kernel would when they are queued. */
-static void run_slow_path(struct timeq *q)
+static void run_slow_path(struct timeq_base *base)
 {
-	compat_run_irq_work(&tq_base_of(q)->kick);
-	compat_run_work(&tq_base_of(q)->work);
+	compat_run_irq_work(&base->kick);
+	compat_run_work(&base->work);
 }
 
 static int check(struct timeq *q, const char *what)
@@ -155,7 +150,8 @@ static int check(struct timeq *q, const char *what)
 static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 {
 	struct timeq_timer *t = calloc(UNCONTENDED_N, sizeof(*t));
-	struct timeq *q = test_base_queue(0);
+	struct timeq_base *base = test_base(0);
+	struct timeq *q = tq_base_queue(base);
 	unsigned long i;
 	double start, ns;
 
@@ -181,16 +177,16 @@ static double uncontended(int kind, const u64 *times, const unsigned int *ids)
 			timeq_update(q, &timer->node, times[i]);
 			break;
 		default:
-			tq_fast_update(tq_base_of(q), timer, times[i]);
+			tq_fast_update(base, timer, times[i]);
 			break;
 		}
 	}
 	ns = (now_seconds() - start) * 1e9 / UNCONTENDED_OPS;
 	compat_in_softirq = 0;
-	run_slow_path(q);
+	run_slow_path(base);
 	if (check(q, "uncontended"))
 		exit(1);
-	test_base_destroy(q);
+	timeq_base_destroy(base);
 	free(t);
 	return ns;
 }
@@ -216,7 +212,8 @@ struct samples {
 };
 
 struct bench {
-	struct timeq		*q;
+	struct timeq_base	*base;		/* a test base */
+	struct timeq		*q;		/* its queue */
 	struct timeq_timer	*fast;
 	struct timeq_node	*slow;
 	int			mixed;
@@ -345,7 +342,7 @@ static void *fast_thread(void *arg)
 		if (b->plain)
 			ret = plain_update(b, &t->node, time);
 		else
-			ret = tq_fast_update(tq_base_of(q), t, time);
+			ret = tq_fast_update(b->base, t, time);
 		c1 = __rdtsc();
 		b->calls++;
 		if (ret == TIMEQ_APPLIED) {
@@ -385,7 +382,7 @@ static void *slow_thread(void *arg)
 		struct timeq_node *n = &b->slow[r % SLOW_NODES];
 
 		if (!b->plain)
-			run_slow_path(q);
+			run_slow_path(b->base);
 		r /= SLOW_NODES;
 		switch (b->mixed ? r % 10 : r % 8) {
 		case 0 ... 2:
@@ -432,7 +429,8 @@ static int contended(int mixed, int plain, double seconds)
 	unsigned int i;
 	int failed = 0;
 
-	b.q = test_base_queue(0);
+	b.base = test_base(0);
+	b.q = tq_base_queue(b.base);
 	b.fast = calloc(FAST_TIMERS, sizeof(*b.fast));
 	b.slow = calloc(SLOW_NODES, sizeof(*b.slow));
 	b.lat_applied.v = malloc(MAX_SAMPLES * sizeof(uint32_t));
@@ -454,7 +452,7 @@ static int contended(int mixed, int plain, double seconds)
 	__atomic_store_n(&b.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(fast, NULL);
 	pthread_join(slow, NULL);
-	run_slow_path(b.q);
+	run_slow_path(b.base);
 	failed |= check(b.q, mixed ? "mixed" : "far");
 
 	printf("# %s, slow side %s: %lu slow operations beside %lu fast updates\n",
@@ -473,14 +471,14 @@ static int contended(int mixed, int plain, double seconds)
 	if (!plain)
 		report_latency("deferred", &b.lat_deferred);
 	for (i = 0; i < FAST_TIMERS; i++)
-		tq_delete_sync(tq_base_of(b.q), &b.fast[i]);
+		tq_delete_sync(b.base, &b.fast[i]);
 	for (i = 0; i < SLOW_NODES; i++)
 		timeq_delete(b.q, &b.slow[i]);
 	if (timeq_count(b.q)) {
 		printf("not ok - %lu nodes left\n", timeq_count(b.q));
 		failed = 1;
 	}
-	test_base_destroy(b.q);
+	timeq_base_destroy(b.base);
 	free(b.fast);
 	free(b.slow);
 	free(b.lat_applied.v);
@@ -510,12 +508,14 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 	u64 at = 1000;
 
 	compat_clock_set(at * REFRESH_GRAN);
-	if (kind == 1)
-		q = test_base_queue(at);
-	else
+	if (kind == 1) {
+		base = test_base(at);
+		q = tq_base_queue(base);
+	} else {
 		base = timeq_base_create(REFRESH_GRAN, HORIZON, 0, 0,
 					 GFP_KERNEL);
-	if (!t || (kind != 1 && IS_ERR(base)))
+	}
+	if (!t || IS_ERR(base))
 		exit(1);
 	for (i = 0; i < UNCONTENDED_N; i++) {
 		timeq_timer_init(&t[i], NULL);
@@ -536,7 +536,7 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 						timeq_timer_expires(timer));
 
 			if (kind == 1)
-				tq_fast_update(tq_base_of(q), timer, time);
+				tq_fast_update(base, timer, time);
 			else
 				timeq_fast_update(base, timer, time);
 		}
@@ -544,10 +544,10 @@ static double refresh(int kind, const unsigned int *ids, const u64 *steps,
 		compat_in_softirq = 0;
 	}
 	if (kind == 1) {
-		run_slow_path(q);
+		run_slow_path(base);
 		if (check(q, "refresh"))
 			exit(1);
-		test_base_destroy(q);
+		timeq_base_destroy(base);
 		free(t);
 		return ns;
 	}

@@ -205,31 +205,31 @@ static void fix_clocked(struct kunit *test, struct fix *f, u64 horizon)
 	fix_base(test, f, timeq_base_create(GRAN, horizon, 0, 0, GFP_KERNEL));
 }
 
-static void sound(struct kunit *test, struct timeq *q)
+static void sound(struct kunit *test, struct timeq_base *base)
 {
 	char why[160] = "";
 
-	KUNIT_EXPECT_EQ_MSG(test, tq_base_check(tq_base_of(q), why, sizeof(why)),
-			    0, "%s", why);
+	KUNIT_EXPECT_EQ_MSG(test, tq_base_check(base, why, sizeof(why)), 0,
+			    "%s", why);
 }
 
 /* The fast path, as a softirq calls it. */
-static int fast(struct timeq *q, struct timeq_timer *timer, u64 time)
+static int fast(struct timeq_base *base, struct timeq_timer *timer, u64 time)
 {
 	int ret;
 
 	local_bh_disable();
-	ret = tq_fast_update(tq_base_of(q), timer, time);
+	ret = tq_fast_update(base, timer, time);
 	local_bh_enable();
 	return ret;
 }
 
-static int fast_min(struct timeq *q, u64 *time)
+static int fast_min(struct timeq_base *base, u64 *time)
 {
 	int ret;
 
 	local_bh_disable();
-	ret = tq_fast_min(tq_base_of(q), time);
+	ret = tq_fast_min(base, time);
 	local_bh_enable();
 	return ret;
 }
@@ -284,22 +284,22 @@ static int lane_cross(struct timeq *q, struct timeq_timer *timer, u64 time)
  */
 #define SETTLE_ROUNDS	1000
 
-static void settle(struct timeq *q)
+static void settle(struct timeq_base *base)
 {
 	unsigned int i;
 
 	for (i = 0; i < SETTLE_ROUNDS; i++)
-		if (!compat_run_irq_work(&tq_base_of(q)->kick) &&
-		    !compat_run_work(&tq_base_of(q)->work))
+		if (!compat_run_irq_work(&base->kick) &&
+		    !compat_run_work(&base->work))
 			return;
 	printf("# the work still queues itself after %u rounds\n", i);
 }
 
 /* And the hrtimer, the clock moved to each expiry, until none is armed. */
-static void run_all(struct timeq *q)
+static void run_all(struct timeq_base *base)
 {
 	do
-		settle(q);
+		settle(base);
 	while (compat_hrtimer_next());
 }
 
@@ -355,8 +355,9 @@ static bool pending(struct timeq_timer *timer)
 }
 
 /* Everything out with timeq_delete_min(), in order of time. */
-static void drain_in_order(struct kunit *test, struct timeq *q)
+static void drain_in_order(struct kunit *test, struct timeq_base *base)
 {
+	struct timeq *q = tq_base_queue(base);
 	struct timeq_node *node;
 	u64 last = 0;
 
@@ -364,7 +365,7 @@ static void drain_in_order(struct kunit *test, struct timeq *q)
 		KUNIT_EXPECT_LE(test, last, timeq_node_time(node));
 		last = timeq_node_time(node);
 	}
-	sound(test, q);
+	sound(test, base);
 }
 
 /* --- the window: tq_window() and the hand-off's check --- */
@@ -380,36 +381,36 @@ static void white_test_window_test_base(struct kunit *test)
 	struct fix f;
 
 	fix_test_base(test, &f, 5, 256, 16, 16);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 260), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 260), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 260);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 261), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 261), -ERANGE);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.t[1].node));
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[2], 3), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[2], 3), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[2]), 5);
 	/* The far lane: t0 is far and not the minimum. */
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 261), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 261), -ERANGE);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 260);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 259), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 259), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 259);
 	/* head_lock taken: every lane defers, and the hand-off judges. */
 	spin_lock(&f.q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[3], 261), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[3], 261), -ERANGE);
 	KUNIT_EXPECT_FALSE(test, pending(&f.t[3]));
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[3], 260), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[4], 2), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[3], 260), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[4], 2), TIMEQ_DEFERRED);
 	spin_unlock(&f.q->head_lock);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[3]), 260);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[4]), 5);
-	sound(test, f.q);
+	sound(test, f.base);
 
 	/* The near lane's edge: [5, 25) lies within buckets 0 and 1. */
 	fix_test_base(test, &f, 5, 20, 16, 2);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 24), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 25), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 24), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 25), -ERANGE);
 	KUNIT_EXPECT_EQ(test, lane_near(f.q, &f.t[1], 25), -ERANGE);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.t[1].node));
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /*
@@ -431,20 +432,20 @@ static void white_test_window_clocked(struct kunit *test)
 	tick = timeq_base_ticks(f.base);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), now);
 	/* In the lagging window: applied in place. */
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[1].timer, now + 1023), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[2].timer, tick + 1023),
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[1].timer, now + 1023), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[2].timer, tick + 1023),
 			TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[3].timer, tick + 1024), -ERANGE);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[3].timer, tick + 1024), -ERANGE);
 	KUNIT_EXPECT_FALSE(test, pending(&f.c[3].timer));
 	/* The two overdue timers leave for the due list and fire. */
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
 	KUNIT_EXPECT_EQ(test, f.c[1].fired, 1);
 	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&f.c[2].timer.node));
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[2].timer), tick + 1023);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), tick);
-	sound(test, f.q);
-	run_all(f.q);
+	sound(test, f.base);
+	run_all(f.base);
 	KUNIT_EXPECT_EQ(test, f.c[2].fired, 1);
 	KUNIT_EXPECT_EQ(test, f.c[0].early + f.c[1].early + f.c[2].early, 0);
 	KUNIT_EXPECT_EQ(test, f.c[3].fired, 0);
@@ -495,7 +496,7 @@ static void white_test_lane_regions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[4]), 10);
 	KUNIT_EXPECT_EQ(test, lane_cross(f.q, &f.t[6], 150), 0);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
-	sound(test, f.q);
+	sound(test, f.base);
 
 	/* Only far nodes left: t3 (100) is the minimum, t6 (150) is not. */
 	KUNIT_EXPECT_EQ(test, tq_timer_delete(f.base, &f.t[0]), 1);
@@ -510,7 +511,7 @@ static void white_test_lane_regions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[6]), 150);
 	KUNIT_EXPECT_EQ(test, lane_far(f.q, &f.t[6], 100), 0);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.t[3].node);
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /*
@@ -529,41 +530,41 @@ static void white_test_lane_choice(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.t[4], 120), 0);
 
 	spin_lock(&f.q->bucket_lock);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 6), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[8], 7), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[9], 25), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[4], 130), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[10], 200), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[3], 10), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 6), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[8], 7), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[9], 25), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[4], 130), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[10], 200), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[3], 10), TIMEQ_DEFERRED);
 	spin_unlock(&f.q->bucket_lock);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[4]), 130);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[10]), 200);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[3]), 10);
 
 	spin_lock(&f.q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[4], 140), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 8), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[4], 140), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 8), TIMEQ_DEFERRED);
 	spin_unlock(&f.q->head_lock);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[1]), 8);
 
 	spin_lock(&f.q->head2_lock);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[4], 150), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 9), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[11], 3), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[4], 150), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 9), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[11], 3), TIMEQ_DEFERRED);
 	spin_unlock(&f.q->head2_lock);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[1]), 9);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[11]), 3);
 
 	/* Nothing taken: a far insert (cross), a head node going far. */
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[12], 200), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 40), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[12], 200), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 40), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[1]), 40);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
-	sound(test, f.q);
-	drain_in_order(test, f.q);
+	sound(test, f.base);
+	drain_in_order(test, f.base);
 }
 
 /* --- what a fast update may leave pending: nothing --- */
@@ -596,38 +597,38 @@ static void white_test_fast_check_next(struct kunit *test)
 	struct fix f;
 
 	check_next_setup(test, &f, false);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 21), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 37), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 21), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 37), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 21);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 37);
-	sound(test, f.q);
+	sound(test, f.base);
 
 	/* The calendar's lock taken: the lane cannot look, and defers. */
 	check_next_setup(test, &f, false);
 	spin_lock(&f.q->bucket_lock);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 37), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 37), TIMEQ_DEFERRED);
 	spin_unlock(&f.q->bucket_lock);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 20);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 37);
 
 	/* A second node in the head: applied, nothing left pending. */
 	check_next_setup(test, &f, true);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 37), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 37), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.t[1].node);
-	sound(test, f.q);
+	sound(test, f.base);
 
 	/* Bucket list cur + 1 empty: the head's one node leaves, applied. */
 	fix_std(test, &f);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.t[0], 5), 0);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.t[1], 20), 0);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 25), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 25), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.t[1].node);
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /*
@@ -645,23 +646,23 @@ static void white_test_fast_long(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.t[1], 6), 0);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.t[2], 100), 0);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.t[3], 101), 0);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 40), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 40), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 5);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 40);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 18), TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast_min(f.q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 18), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_min(f.base, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, 18);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[0], 200), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[0], 200), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
 	/* The minimum going far again: deferred, the slow side finds the next. */
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[1], 99), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[1], 99), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.t[1].node);
-	sound(test, f.q);
-	drain_in_order(test, f.q);
+	sound(test, f.base);
+	drain_in_order(test, f.base);
 }
 
 /* --- the fast path while the slow side is between steps of far work --- */
@@ -711,15 +712,15 @@ static void during_far_work(struct kunit *test, struct fix *f,
 	struct timeq_timer *near = &f->t[200], *far_new = &f->t[201];
 	u64 t;
 
-	KUNIT_EXPECT_EQ(test, fast_min(f->q, &t), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, fast(f->q, near, time), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast_min(f->base, &t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fast(f->base, near, time), TIMEQ_APPLIED);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f->q), &near->node);
-	KUNIT_EXPECT_EQ(test, fast_min(f->q, &t), 0);
+	KUNIT_EXPECT_EQ(test, fast_min(f->base, &t), 0);
 	KUNIT_EXPECT_EQ(test, t, time);
 	KUNIT_EXPECT_EQ(test, f->q->pend, pend);
-	KUNIT_EXPECT_EQ(test, fast(f->q, near, time + 1), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f->q, far_new, 150), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f->q, far, 210), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f->base, near, time + 1), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f->base, far_new, 150), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f->base, far, 210), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, f->q->pend, pend);
 	KUNIT_EXPECT_EQ(test, time_of(near), time);
 	KUNIT_EXPECT_EQ(test, time_of(far), 200);
@@ -734,13 +735,13 @@ static void during_far_work(struct kunit *test, struct fix *f,
 	KUNIT_EXPECT_EQ(test, f->q->pend, TQ_PEND_NONE);
 	KUNIT_EXPECT_EQ(test, timeq_delete(f->q, &f->n[0]), 0);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f->q), &near->node);
-	sound(test, f->q);
-	settle(f->q);
+	sound(test, f->base);
+	settle(f->base);
 	KUNIT_EXPECT_EQ(test, time_of(near), time + 1);
 	KUNIT_EXPECT_EQ(test, time_of(far_new), 150);
 	KUNIT_EXPECT_EQ(test, time_of(far), 210);
-	sound(test, f->q);
-	drain_in_order(test, f->q);
+	sound(test, f->base);
+	drain_in_order(test, f->base);
 }
 
 /* WALK: bucket 6 holds two timers out of time order; near in head, head2. */
@@ -821,25 +822,25 @@ static void white_test_fast_during_pull(struct kunit *test)
 						   100 + i % 8), 0);
 	KUNIT_ASSERT_PTR_EQ(test, locked_delete_min(f.q), &f.t[0].node);
 	KUNIT_ASSERT_EQ(test, f.q->pend, TQ_PEND_PULL_HEAD);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[100], 101), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[100], 101), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.t[100].node));
-	KUNIT_EXPECT_EQ(test, fast_min(f.q, &t), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fast_min(f.base, &t), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_PULL_HEAD);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[100]), 101);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.t[8].node);
-	sound(test, f.q);
+	sound(test, f.base);
 
 	/* PULL_NEXT: the head's last node deleted, bucket list 2 not empty. */
 	check_next_setup(test, &f, false);
 	KUNIT_ASSERT_EQ(test, locked_delete(f.q, &f.t[0].node), 0);
 	KUNIT_ASSERT_EQ(test, f.q->pend, TQ_PEND_PULL_NEXT);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.t[100], 17), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast_min(f.q, &t), -EAGAIN);
-	settle(f.q);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.t[100], 17), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast_min(f.base, &t), -EAGAIN);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[100]), 17);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.t[100].node);
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /* --- the hand-off and the drain --- */
@@ -862,16 +863,16 @@ static void white_test_drain_order(struct kunit *test)
 	e = &f.t[4];
 	g = &f.t[5];
 	spin_lock(&f.q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast(f.q, a, 10), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, b, 10), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, e, 30), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, c, 10), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, g, 12), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, a, 10), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, e, 12), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, d, 50), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, a, 10), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, b, 10), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, e, 30), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, c, 10), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, g, 12), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, a, 10), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, e, 12), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, d, 50), TIMEQ_DEFERRED);
 	spin_unlock(&f.q->head_lock);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(e), 12);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(f.q), &a->node);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(f.q), &b->node);
@@ -880,7 +881,7 @@ static void white_test_drain_order(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(f.q), &g->node);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(f.q), &d->node);
 	KUNIT_EXPECT_NULL(test, timeq_delete_min(f.q));
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /*
@@ -892,6 +893,7 @@ static void white_test_drain_order(struct kunit *test)
  */
 struct second_want {
 	struct kunit		*test;
+	struct timeq_base	*base;
 	struct timeq		*q;
 	struct timeq_timer	*a;
 };
@@ -901,14 +903,14 @@ static void second_want_between(void *arg)
 	struct second_want *x = arg;
 	int softirq = compat_in_softirq;
 
-	KUNIT_EXPECT_EQ(x->test, fast(x->q, x->a, 9), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(x->test, fast(x->base, x->a, 9), TIMEQ_DEFERRED);
 	spin_unlock(&x->q->head_lock);
 	compat_in_softirq = 0;
-	settle(x->q);
+	settle(x->base);
 	compat_in_softirq = softirq;
 	KUNIT_EXPECT_EQ(x->test, time_of(x->a), 9);
 	KUNIT_EXPECT_FALSE(x->test, pending(x->a));
-	KUNIT_EXPECT_EQ(x->test, fast(x->q, x->a, 11), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(x->test, fast(x->base, x->a, 11), TIMEQ_APPLIED);
 	spin_lock(&x->q->head_lock);
 }
 
@@ -918,16 +920,17 @@ static void white_test_handoff_second_want(struct kunit *test)
 	struct fix f;
 
 	fix_std(test, &f);
+	x.base = f.base;
 	x.q = f.q;
 	x.a = &f.t[0];
 	spin_lock(&f.q->head_lock);
 	hook_set(&at_claim, second_want_between, &x);
-	KUNIT_EXPECT_EQ(test, fast(f.q, x.a, 7), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, x.a, 7), TIMEQ_DEFERRED);
 	spin_unlock(&f.q->head_lock);
 	KUNIT_EXPECT_NULL(test, at_claim.fn);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(x.a), 7);
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /*
@@ -951,14 +954,14 @@ static void white_test_handoff_shutdown_after_claim(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, a, 5), 0);
 	/* The minimum going far is deferred with every lock free. */
 	hook_set(&at_claim, shut_down, a);
-	KUNIT_EXPECT_EQ(test, fast(f.q, a, 200), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, fast(f.base, a, 200), -ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, pending(a));
 	KUNIT_EXPECT_TRUE(test, llist_empty(&f.base->handoffs));
 	KUNIT_EXPECT_TRUE(test, f.base->kick.pending);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(a), 5);
 	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(f.base, a), 1);
-	KUNIT_EXPECT_EQ(test, fast(f.q, a, 6), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, fast(f.base, a, 6), -ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&a->node));
 }
 
@@ -990,9 +993,9 @@ static void door_passed(void *arg)
 	x->passed = true;
 	KUNIT_EXPECT_FALSE(test, pending(&x->f->t[0]));
 	KUNIT_EXPECT_TRUE(test, pending(&x->f->t[64]));
-	KUNIT_EXPECT_EQ(test, fast(q, &x->f->t[64], 40), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(x->f->base, &x->f->t[64], 40), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_TRUE(test, llist_empty(&x->f->base->handoffs));
-	KUNIT_EXPECT_EQ(test, fast(q, &x->f->t[0], 210), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(x->f->base, &x->f->t[0], 210), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, locked_delete(q, &x->f->n[0]), 0);
 	KUNIT_EXPECT_EQ(test, q->pend, TQ_PEND_WALK);
 }
@@ -1010,12 +1013,12 @@ static void white_test_drain_door(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &f.n[2], 99), 0);
 	spin_lock(&f.q->head_lock);
 	for (i = 0; i < 70; i++)
-		KUNIT_ASSERT_EQ(test, fast(f.q, &f.t[i], 192 + i % 16),
+		KUNIT_ASSERT_EQ(test, fast(f.base, &f.t[i], 192 + i % 16),
 				TIMEQ_DEFERRED);
 	spin_unlock(&f.q->head_lock);
 	f.q->max_visits = 0;
 	hook_set(&at_door, door_passed, &x);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_TRUE(test, x.passed);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[64]), 40);
 	KUNIT_EXPECT_EQ(test, time_of(&f.t[0]), 210);
@@ -1023,8 +1026,8 @@ static void white_test_drain_door(struct kunit *test)
 	KUNIT_EXPECT_LE(test, f.q->max_visits, TIMEQ_HOLD + 1);
 	for (i = 0; i < 70; i++)
 		KUNIT_EXPECT_FALSE(test, pending(&f.t[i]));
-	sound(test, f.q);
-	drain_in_order(test, f.q);
+	sound(test, f.base);
+	drain_in_order(test, f.base);
 }
 
 /*
@@ -1097,7 +1100,7 @@ static void in_flight(struct kunit *test, struct fix *f, struct in_flight *x)
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f->base, x->a, 5), 0);
 	/* The minimum going far is deferred with every lock free. */
 	hook_set(&at_push, in_flight_claimed, x);
-	KUNIT_EXPECT_EQ(test, fast(f->q, x->a, 200), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f->base, x->a, 200), TIMEQ_DEFERRED);
 	early = __atomic_load_n(&x->returned, __ATOMIC_ACQUIRE);
 	KUNIT_EXPECT_FALSE(test, early);
 	/* The kick wakes the sleeping call, which drains and acts. */
@@ -1106,10 +1109,10 @@ static void in_flight(struct kunit *test, struct fix *f, struct in_flight *x)
 	sem_destroy(&x->event);
 	KUNIT_EXPECT_NULL(test, at_wait.fn);
 	at_wait.fn = NULL;
-	settle(f->q);
+	settle(f->base);
 	KUNIT_EXPECT_FALSE(test, pending(x->a));
 	KUNIT_EXPECT_TRUE(test, llist_empty(&f->base->handoffs));
-	sound(test, f->q);
+	sound(test, f->base);
 }
 
 static void white_test_in_flight_shutdown(struct kunit *test)
@@ -1121,7 +1124,7 @@ static void white_test_in_flight_shutdown(struct kunit *test)
 	in_flight(test, &f, &x);
 	KUNIT_EXPECT_EQ(test, x.ret, 1);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&x.a->node));
-	KUNIT_EXPECT_EQ(test, fast(f.q, x.a, 6), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, fast(f.base, x.a, 6), -ESHUTDOWN);
 }
 
 static void white_test_in_flight_arm(struct kunit *test)
@@ -1170,7 +1173,7 @@ static void white_test_slow_far_exit(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, took_every_lock(f.q));
 	KUNIT_EXPECT_EQ(test, timeq_delete(f.q, &n[0]), 0);
 	KUNIT_EXPECT_TRUE(test, took_every_lock(f.q));
-	sound(test, f.q);
+	sound(test, f.base);
 
 	/* n2 (100) is the minimum and far. */
 	KUNIT_ASSERT_PTR_EQ(test, timeq_min(f.q), &n[2]);
@@ -1188,7 +1191,7 @@ static void white_test_slow_far_exit(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &n[2]);
 	KUNIT_EXPECT_EQ(test, timeq_insert(f.q, &n[4], 150), 0);
 	KUNIT_EXPECT_FALSE(test, took_every_lock(f.q));
-	sound(test, f.q);
+	sound(test, f.base);
 
 	/* Work pending (a WALK of n2, n1): every lock, the work finished first. */
 	KUNIT_ASSERT_EQ(test, timeq_insert(f.q, &n[0], 5), 0);
@@ -1200,7 +1203,7 @@ static void white_test_slow_far_exit(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, took_every_lock(f.q));
 	KUNIT_EXPECT_EQ(test, f.q->pend, TQ_PEND_NONE);
 	KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &n[1]);
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /* --- a timer base: the due list (tq_clock_make_room()) --- */
@@ -1257,7 +1260,7 @@ static void white_test_due_make_room(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, f.c[i].fired, 0);
 	}
 	KUNIT_EXPECT_EQ(test, timeq_count(f.q), 1);
-	sound(test, f.q);
+	sound(test, f.base);
 	/* Beyond even the current tick's horizon: refused, nothing moves. */
 	KUNIT_EXPECT_EQ(test, tq_timer_arm(f.base, &f.c[5].timer, tick + 1024),
 			-ERANGE);
@@ -1269,19 +1272,19 @@ static void white_test_due_make_room(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.c[2].timer.node));
 	KUNIT_EXPECT_EQ(test, tq_timer_move(f.base, &f.c[3].timer, tick + 6), 0);
 	/* Due, and moved later: a store, and the expiry files it again. */
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, tick + 7), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[0].timer, tick + 7), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, tq_tag(&f.c[0].timer.node), TQ_TAG_OUT);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&f.c[0].timer), tick + 7);
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[0].timer), tick + 7);
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[1].timer), tick + 5);
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[3].timer), tick + 6);
 	KUNIT_EXPECT_EQ(test, timeq_count(f.q), 4);
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_EQ(test, f.c[i].fired, 0);
-	sound(test, f.q);
+	sound(test, f.base);
 
-	run_all(f.q);
+	run_all(f.base);
 	KUNIT_EXPECT_LT(test, f.c[1].order, f.c[3].order);
 	KUNIT_EXPECT_LT(test, f.c[3].order, f.c[0].order);
 	KUNIT_EXPECT_LT(test, f.c[0].order, f.c[4].order);
@@ -1311,14 +1314,14 @@ static void white_test_due_store(struct kunit *test)
 	tick = due_setup(test, &f, &base, 1);
 	for (i = 0; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, tq_tag(&f.c[i].timer.node), TQ_TAG_OUT);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, base + 11),
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[0].timer, base + 11),
 			TIMEQ_APPLIED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[3].timer, tick + 2),
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[3].timer, tick + 2),
 			TIMEQ_APPLIED);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[5].timer, tick + 1), 0);
 	KUNIT_EXPECT_EQ(test, tq_tag(&f.c[0].timer.node), TQ_TAG_OUT);
-	sound(test, f.q);
-	run_all(f.q);
+	sound(test, f.base);
+	run_all(f.base);
 	KUNIT_EXPECT_LT(test, f.c[1].order, f.c[2].order);
 	KUNIT_EXPECT_LT(test, f.c[2].order, f.c[0].order);
 	KUNIT_EXPECT_LT(test, f.c[0].order, f.c[5].order);
@@ -1347,10 +1350,10 @@ static void white_test_store_handed(struct kunit *test)
 	x = &f.c[0].timer;
 	tick = timeq_base_ticks(f.base);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, x, tick + 10), 0);
-	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 20), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, x, tick + 20), TIMEQ_APPLIED);
 	/* Earlier, with head_lock taken: the lanes hand it off. */
 	spin_lock_bh(&f.q->head_lock);
-	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 15), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, x, tick + 15), TIMEQ_DEFERRED);
 	spin_unlock_bh(&f.q->head_lock);
 	KUNIT_EXPECT_TRUE(test, atomic64_read(&x->expires) &
 					TQ_EXPIRES_HANDED);
@@ -1366,15 +1369,15 @@ static void white_test_store_handed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&x->expires),
 			(s64)((tick + 20) | TQ_EXPIRES_BITS));
 	/* The drain applies the request (latest wins), and clears the mark. */
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&x->expires),
 			(s64)((tick + 15) | TQ_EXPIRES_OPEN));
-	KUNIT_EXPECT_EQ(test, fast(f.q, x, tick + 40), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, x, tick + 40), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(x), tick + 40);
-	sound(test, f.q);
-	run_all(f.q);
+	sound(test, f.base);
+	run_all(f.base);
 	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
 	KUNIT_EXPECT_EQ(test, f.c[0].early, 0);
 	/* Filed again at 40 when 15 came, and run there. */
@@ -1434,7 +1437,7 @@ static void retake_first_door(void *arg)
 		return;
 	}
 	r->joined = true;
-	KUNIT_EXPECT_EQ(r->test, fast(r->f->q, r->x, r->base + 1600),
+	KUNIT_EXPECT_EQ(r->test, fast(r->f->base, r->x, r->base + 1600),
 			TIMEQ_DEFERRED);
 	hook_set(&at_door, retake_second_door, r);
 }
@@ -1450,7 +1453,7 @@ static void white_test_store_retake(struct kunit *test)
 	r.x = &f.c[0].timer;
 	r.base = timeq_base_ticks(f.base);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, r.x, r.base + 3), 0);
-	KUNIT_ASSERT_EQ(test, fast(f.q, r.x, r.base + 700), TIMEQ_APPLIED);
+	KUNIT_ASSERT_EQ(test, fast(f.base, r.x, r.base + 700), TIMEQ_APPLIED);
 	for (i = 1; i <= 100; i++) {
 		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[i].timer,
 						   r.base + 100 + i), 0);
@@ -1458,9 +1461,9 @@ static void white_test_store_retake(struct kunit *test)
 						   r.base + 400 + i), 0);
 	}
 	clock_ahead(600);
-	KUNIT_EXPECT_EQ(test, fast(f.q, r.x, r.base + 1400), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, r.x, r.base + 1400), TIMEQ_DEFERRED);
 	hook_set(&at_door, retake_first_door, &r);
-	settle(f.q);
+	settle(f.base);
 	at_door.fn = NULL;
 	KUNIT_EXPECT_TRUE(test, r.joined);
 	KUNIT_EXPECT_TRUE(test, r.checked);
@@ -1469,8 +1472,8 @@ static void white_test_store_retake(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&r.x->node), r.base + 1600);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&r.x->expires),
 			(s64)((r.base + 1600) | TQ_EXPIRES_OPEN));
-	sound(test, f.q);
-	run_all(f.q);
+	sound(test, f.base);
+	run_all(f.base);
 	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
 	for (i = 0; i <= 200; i++)
 		KUNIT_EXPECT_EQ(test, f.c[i].early, 0);
@@ -1496,7 +1499,7 @@ static void white_test_due_fifo(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[4].timer, tick + 1023), 0);
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[5].timer, base), 0);
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[5].timer), tick);
-	run_all(f.q);
+	run_all(f.base);
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_EQ(test, f.c[i].fired, 1);
 	for (i = 0; i < 3; i++)
@@ -1528,8 +1531,8 @@ static void white_test_due_many(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[n].timer, tick + 1023), 0);
 	KUNIT_EXPECT_LE(test, f.q->max_visits, TIMEQ_HOLD + 1);
 	KUNIT_EXPECT_EQ(test, timeq_count(f.q), 1);
-	sound(test, f.q);
-	run_all(f.q);
+	sound(test, f.base);
+	run_all(f.base);
 	for (i = 0; i <= n; i++) {
 		KUNIT_EXPECT_EQ(test, f.c[i].fired, 1);
 		KUNIT_EXPECT_EQ(test, f.c[i].early, 0);
@@ -1558,7 +1561,7 @@ static void white_test_due_many(struct kunit *test)
  * the lead; module/ is not changed here.
  */
 struct check_at_door {
-	struct timeq	*q;
+	struct timeq_base *base;
 	int		ret;
 	char		why[160];
 	bool		passed;
@@ -1569,7 +1572,7 @@ static void check_at_door(void *arg)
 	struct check_at_door *x = arg;
 
 	x->passed = true;
-	x->ret = tq_base_check(tq_base_of(x->q), x->why, sizeof(x->why));
+	x->ret = tq_base_check(x->base, x->why, sizeof(x->why));
 }
 
 static void white_test_due_check_at_door(struct kunit *test)
@@ -1580,7 +1583,7 @@ static void white_test_due_check_at_door(struct kunit *test)
 	unsigned int i;
 
 	fix_clocked(test, &f, 1024);
-	x.q = f.q;
+	x.base = f.base;
 	base = timeq_now(f.q);
 	for (i = 0; i < 200; i++)
 		KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[i].timer,
@@ -1592,7 +1595,7 @@ static void white_test_due_check_at_door(struct kunit *test)
 			0);
 	KUNIT_EXPECT_TRUE(test, x.passed);
 	KUNIT_EXPECT_EQ_MSG(test, x.ret, 0, "timeq_check at the door: %s", x.why);
-	sound(test, f.q);
+	sound(test, f.base);
 	at_door.fn = NULL;
 }
 
@@ -1631,8 +1634,8 @@ static void white_test_catch_up_then_remove_min(struct kunit *test)
 					tq_timer_delete(f.base, &f.c[0].timer), 1);
 		KUNIT_EXPECT_EQ(test, timeq_now(f.q), t);
 		KUNIT_EXPECT_PTR_EQ(test, timeq_min(f.q), &f.c[1].timer.node);
-		sound(test, f.q);
-		run_all(f.q);
+		sound(test, f.base);
+		run_all(f.base);
 		KUNIT_EXPECT_EQ(test, f.c[1].fired + f.c[2].fired, 2);
 		KUNIT_EXPECT_EQ(test, f.c[0].fired, move);
 		KUNIT_EXPECT_EQ(test, f.c[0].early + f.c[1].early + f.c[2].early, 0);
@@ -1648,6 +1651,7 @@ static void white_test_catch_up_then_remove_min(struct kunit *test)
  */
 struct min_probe {
 	struct timeq_timer	timer;
+	struct timeq_base	*base;
 	struct timeq		*q;
 	struct timeq_node	*min;
 	int			fast;
@@ -1662,7 +1666,7 @@ static void min_probe_fn(struct timeq_timer *timer)
 	p->ran = true;
 	p->min = timeq_min(p->q);
 	local_bh_disable();
-	p->fast = tq_fast_min(tq_base_of(p->q), &p->time);
+	p->fast = tq_fast_min(p->base, &p->time);
 	local_bh_enable();
 }
 
@@ -1677,6 +1681,7 @@ static void white_test_callback_sees_min(struct kunit *test)
 	fix_clocked(test, &f, 1024);
 	KUNIT_ASSERT_EQ(test, tq_delta(f.q), 32);
 	timeq_timer_init(&p->timer, min_probe_fn);
+	p->base = f.base;
 	p->q = f.q;
 	now = timeq_now(f.q);
 	far = now + 10 * tq_delta(f.q);
@@ -1687,13 +1692,13 @@ static void white_test_callback_sees_min(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &p->timer, now + 5), 0);
 	compat_clock_set((now + 5) * GRAN);
 	KUNIT_EXPECT_TRUE(test, compat_hrtimer_next());
-	settle(f.q);
+	settle(f.base);
 	KUNIT_ASSERT_TRUE(test, p->ran);
 	/* Time far: c7 and c39; c7 was armed first. */
 	KUNIT_EXPECT_PTR_EQ(test, p->min, &f.c[7].timer.node);
 	KUNIT_EXPECT_EQ(test, p->fast, 0);
 	KUNIT_EXPECT_EQ(test, p->time, far);
-	sound(test, f.q);
+	sound(test, f.base);
 }
 
 /*
@@ -1713,16 +1718,16 @@ static void white_test_room_waits_for_clock(struct kunit *test)
 	tick = timeq_base_ticks(f.base);
 	KUNIT_ASSERT_EQ(test, timeq_now(f.q), tick);
 	compat_fast_lead_ns = GRAN;
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[0].timer, tick + 1024), TIMEQ_DEFERRED);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[1].timer, tick + 1025), -ERANGE);
-	settle(f.q);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[0].timer, tick + 1024), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[1].timer, tick + 1025), -ERANGE);
+	settle(f.base);
 	compat_fast_lead_ns = 0;
 	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&f.c[0].timer.node));
 	KUNIT_EXPECT_EQ(test, time_of(&f.c[0].timer), tick + 1024);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), tick + 1);
 	KUNIT_EXPECT_GE(test, timeq_base_ticks(f.base), tick + 1);
-	sound(test, f.q);
-	run_all(f.q);
+	sound(test, f.base);
+	run_all(f.base);
 	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
 	KUNIT_EXPECT_EQ(test, f.c[0].early, 0);
 }
@@ -1762,21 +1767,21 @@ static void white_test_hrtimer(struct kunit *test)
 	/* It fires for nothing, and is set again for c1. */
 	KUNIT_EXPECT_TRUE(test, compat_hrtimer_next());
 	KUNIT_EXPECT_TRUE(test, work_pending(&f.base->work));
-	settle(f.q);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, f.c[1].fired, 0);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.base), now + 500);
 	KUNIT_EXPECT_EQ(test, armed_ns(), (now + 500) * GRAN);
 
 	/* A fast insert before it: the kick re-arms; one after: no kick. */
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[2].timer, now + 300), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[2].timer, now + 300), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.base), now + 500);
 	KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.base->kick));
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.base), now + 300);
 	KUNIT_EXPECT_EQ(test, armed_ns(), (now + 300) * GRAN);
-	KUNIT_EXPECT_EQ(test, fast(f.q, &f.c[3].timer, now + 900), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[3].timer, now + 900), TIMEQ_APPLIED);
 	KUNIT_EXPECT_FALSE(test, f.base->kick.pending);
 
-	run_all(f.q);
+	run_all(f.base);
 	KUNIT_EXPECT_LT(test, f.c[2].order, f.c[1].order);
 	KUNIT_EXPECT_LT(test, f.c[1].order, f.c[3].order);
 	KUNIT_EXPECT_EQ(test, f.c[1].fired + f.c[2].fired + f.c[3].fired, 3);
