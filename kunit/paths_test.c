@@ -193,6 +193,55 @@ static bool run_until(struct timeq_base *base, struct completion *done)
 
 /* --- directed cases on a test base: delta 16, M 16, now 0 --- */
 
+/*
+ * What the directed cases rely on of a test base (tq_base_create_test()):
+ * its clock is its queue's, which only the node calls move; nothing arms
+ * its hrtimer or expires its timers; a move later relinks the timer,
+ * never stores; a time beyond its window is refused and changes nothing.
+ */
+static void paths_test_test_base(struct kunit *test)
+{
+	struct timeq_base *base = test_base(test, 5, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
+	struct timeq_timer a, b;
+
+	timeq_timer_init(&a, NULL);
+	timeq_timer_init(&b, NULL);
+	KUNIT_EXPECT_EQ(test, timeq_now(q), 5);
+	KUNIT_EXPECT_EQ(test, timeq_base_ticks(base), 5);
+	/* Due at once, and nothing runs it. */
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &a, 5), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 100), 0);
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(base));
+	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(base), U64_MAX);
+	KUNIT_EXPECT_EQ(test, timeq_expire(base), 0);
+	settle(base);
+	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&a.node));
+	/* A move later relinks the timer: no store lands. */
+	local_bh_disable();
+	KUNIT_EXPECT_FALSE(test, timeq_timer_store(base, &b, 120));
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 120), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 120);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &b, 130), 0);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 130);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&b), 130);
+	/* Beyond the window of its clock: refused, the timer where it was. */
+	KUNIT_EXPECT_EQ(test, fast_update(base, &b, 5 + 256), -ERANGE);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 5 + 256), -ERANGE);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 130);
+	/* The node calls move its clock, and nothing else does. */
+	KUNIT_EXPECT_PTR_EQ(test, timeq_delete_min(q), &a.node);
+	KUNIT_EXPECT_EQ(test, timeq_del_less_than(q, 50, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, timeq_now(q), 50);
+	KUNIT_EXPECT_EQ(test, timeq_base_ticks(base), 50);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &a, 50 + 255), 0);
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(base));
+	check(test, base);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &a), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &b), 1);
+}
+
 static void paths_test_applied(struct kunit *test)
 {
 	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
@@ -2141,6 +2190,7 @@ stop:
 #endif
 
 static struct kunit_case paths_test_cases[] = {
+	KUNIT_CASE(paths_test_test_base),
 	KUNIT_CASE(paths_test_applied),
 	KUNIT_CASE(paths_test_deferred),
 	KUNIT_CASE(paths_test_lanes),
