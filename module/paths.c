@@ -126,11 +126,11 @@
  * run applies hand-offs, expires up to a budget of timers and runs
  * callbacks that may sleep, and the softirq that queued it (the fast
  * path's CPU) should not also pay for that, so the scheduler may place it
- * on any idle CPU. Its own workqueue rather than system_unbound_wq: slow callbacks do
- * not hold up unrelated system work, and unloading drains it. Not
- * WQ_MEM_RECLAIM: no memory reclaim waits on a timer queue. A work item
- * never runs on two CPUs at once, which is what serialises a base's
- * expiry.
+ * on any idle CPU. Its own workqueue rather than system_unbound_wq: slow
+ * callbacks do not hold up unrelated system work, and unloading drains
+ * it. Not WQ_MEM_RECLAIM: no memory reclaim waits on a timer queue. A
+ * work item never runs on two CPUs at once, which is what serialises a
+ * base's expiry.
  */
 struct workqueue_struct *timeq_wq;
 
