@@ -148,6 +148,19 @@ inline due_first(dfres)
 #define EXP_HAND(eht)	ehand[eht] = 1
 #define EXP_DRAINED(edt) eopen[edt] = 0; ehand[edt] = 0
 #define EXP_UNHAND(eut)	ehand[eut] = 0
+
+/*
+ * tq_timer_store() of timer @srt at @srx, for the fast path and for
+ * timeq_timer_move(): its reads (PENDING, the expires word, the owner
+ * word and @now, back to back) choose to try it, and its
+ * compare-and-exchange, a step of its own, lands if the word is still
+ * open and unmarked at the time read (@srexp).
+ */
+#define STORE_READ_OK(srt, srx) \
+	(!pending[srt] && eopen[srt] && !ehand[srt] && (srx) >= exps[srt] && \
+	 (own[srt] != O_NONE || due[srt]) && (srx) < now + HZ)
+#define STORE_CAS_OK(srt, srexp) \
+	(eopen[srt] && !ehand[srt] && exps[srt] == (srexp))
 #else
 #define EXP_OPEN(eot)	skip
 #define EXP_CLOSE(ect)	skip
@@ -237,15 +250,32 @@ inline far_ok_b(fbn, fbt, fbdel)
 /* The slow processes' calls (op), on timer tt or the plain node, at xv. */
 #define OP_WORK		0	/* tq_work(): the work item, draining */
 #define OP_ARM		1	/* timeq_timer_arm() */
-#define OP_DELETE	2	/* timeq_timer_delete() */
-#define OP_DSYNC	3	/* timeq_delete_sync() */
-#define OP_SHUTDOWN	4	/* timeq_shutdown_sync() */
-#define OP_INSERT	5	/* timeq_insert() of the plain node */
-#define OP_UPDATE	6	/* timeq_update() of the plain node */
-#define OP_NDELETE	7	/* timeq_delete() of the plain node */
-#define OP_DELMIN	8	/* timeq_delete_min() */
-#define OP_DLT		9	/* timeq_del_less_than(q, xv, NULL, NULL) */
-#define OP_FIRST	10	/* timeq_first(), as TIMEQ_MIN calls it */
+#define OP_MOVE		2	/* timeq_timer_move(): a store, or as arm */
+#define OP_DELETE	3	/* timeq_timer_delete() */
+#define OP_DSYNC	4	/* timeq_delete_sync() */
+#define OP_SHUTDOWN	5	/* timeq_shutdown_sync() */
+#define OP_INSERT	6	/* timeq_insert() of the plain node */
+#define OP_UPDATE	7	/* timeq_update() of the plain node */
+#define OP_NDELETE	8	/* timeq_delete() of the plain node */
+#define OP_DELMIN	9	/* timeq_delete_min() */
+#define OP_DLT		10	/* timeq_del_less_than(q, xv, NULL, NULL) */
+#define OP_FIRST	11	/* timeq_first(), as TIMEQ_MIN calls it */
+
+/* tq_timer_set(): timeq_timer_arm() and timeq_timer_move() */
+#define OP_SETS(o)	((o) == OP_ARM || (o) == OP_MOVE)
+
+/*
+ * tq_timer_refuse()'s first check: timeq_timer_move() moves a timer only
+ * if it is armed, in the queue or on the due list.
+ */
+#ifndef CLOCK
+#define MOVE_ARMED(mat)	(op != OP_MOVE || own[mat] != O_NONE)
+#elif !defined(BUG_MOVE_DUE_REFUSED)
+#define MOVE_ARMED(mat)	(op != OP_MOVE || own[mat] != O_NONE || due[mat])
+#else
+/* Planted: a timer whose callback is due is taken as not armed. */
+#define MOVE_ARMED(mat)	(op != OP_MOVE || own[mat] != O_NONE)
+#endif
 
 /*
  * Where a slow process is (ph). Every step is one atomic block guarded
@@ -273,6 +303,8 @@ inline far_ok_b(fbn, fbt, fbdel)
 #define PH_CALLBACK	16	/* the expiry runs a callback, no lock held */
 #define PH_END		17	/* the checks are done */
 #define PH_FAR_D	18	/* BUG_SETTLE_NULL_FIRST: the far write of @min */
+#define PH_STORE_A	19	/* timeq_timer_move()'s tq_timer_store(): reads */
+#define PH_STORE_B	20	/* its compare-and-exchange */
 
 /*
  * What a slow process does once no work is pending (ph_fin), after a
@@ -306,7 +338,7 @@ inline far_ok_b(fbn, fbt, fbdel)
 #endif
 
 #define SLOW_LOCALS	byte op, tt, xv, sslot, sprec, ph, ph_fin, j, s_wait; \
-			byte d_n, d_0, d_1, d_i, d_t, d_w, d_wid; \
+			byte s_exp, d_n, d_0, d_1, d_i, d_t, d_w, d_wid; \
 			byte r_w, r_wid, r_target, e_n; \
 			bit s_more, s_fin, r_set
 
@@ -407,6 +439,16 @@ inline timer_set_arm()
 }
 
 #ifdef CLOCK
+#ifndef BUG_MOVE_STORE_BLIND
+#define MOVE_CAS_OK(mct, mcexp)	STORE_CAS_OK(mct, mcexp)
+#else
+/*
+ * Planted: timeq_timer_move()'s store writes the word it read as open
+ * (atomic64_set() for the compare-and-exchange).
+ */
+#define MOVE_CAS_OK(mct, mcexp)	true
+#endif
+
 /*
  * tq_room() for a time beyond the window: tq_clock_make_room() towards
  * @rbt, for tq_timer_set() if @rbset, else for tq_apply(). With a fixed
@@ -564,12 +606,12 @@ inline slow_body()
 		 * tq_slow_begin_drained(), for tq_timer_set() and
 		 * timeq_timer_delete(): a request in flight.
 		 */
-		:: (op == OP_ARM || op == OP_DELETE) && pending[tt] ->
+		:: (OP_SETS(op) || op == OP_DELETE) && pending[tt] ->
 			wait_request()
 #endif
 		:: else ->
 			if
-			:: op == OP_ARM && !shut[tt] ->
+			:: OP_SETS(op) && !shut[tt] && MOVE_ARMED(tt) ->
 #if !defined(CLOCK)
 				timer_set_arm()
 #elif !defined(BUG_SET_ROOM_LATE)
@@ -592,9 +634,11 @@ inline slow_body()
 				:: else -> timer_set_arm()
 				fi
 #endif
-			:: op == OP_ARM && shut[tt] ->
+			:: OP_SETS(op) && (shut[tt] || !MOVE_ARMED(tt)) ->
+				/* tq_timer_refuse(): -ESHUTDOWN, or -ENOENT */
+				move_refused_point(tt, op == OP_MOVE);
 				retd[tt] = retd[tt] | (1 << sslot)
-			:: op != OP_ARM ->
+			:: op >= OP_DELETE ->
 				/* tq_disarm(): off the due list, or the queue */
 #ifdef CLOCK
 #ifndef BUG_STORE_DELETE_OPEN
@@ -748,10 +792,10 @@ inline slow_finish()
 		ph_fin = (ph_fin == FIN_START -> FIN_CAUGHT : FIN_EXP_CAUGHT)
 #ifndef BUG_SET_ROOM_LATE
 	   /* tq_slow_begin_drained(): room for the time, then the drain */
-	   :: ph_fin == FIN_CAUGHT && op == OP_ARM && !INWIN(MAX(xv, now)) ->
+	   :: ph_fin == FIN_CAUGHT && OP_SETS(op) && !INWIN(MAX(xv, now)) ->
 		room_begin(xv, 1);
 		break
-	   :: ph_fin == FIN_CAUGHT && !(op == OP_ARM && !INWIN(MAX(xv, now))) ->
+	   :: ph_fin == FIN_CAUGHT && !(OP_SETS(op) && !INWIN(MAX(xv, now))) ->
 		slow_start();
 		break
 #else
@@ -951,6 +995,30 @@ inline slow_step()
 		e_n = 0;
 		ph = PH_LOCK;
 		ph_fin = FIN_EXP
+#endif
+#ifdef CLOCK
+	:: ph == PH_STORE_A ->
+		/* timeq_timer_move(): the store first, as F_STORE_A */
+		TOUCH(tt);
+		if
+		:: STORE_READ_OK(tt, xv) -> s_exp = exps[tt]; ph = PH_STORE_B
+		:: else -> ph = PH_LOCK
+		fi
+	:: ph == PH_STORE_B ->
+		TOUCH(tt);
+		if
+		:: MOVE_CAS_OK(tt, s_exp) ->
+			/* returns 0: in effect at the compare-and-exchange */
+			exps[tt] = xv;
+			eopen[tt] = 1;
+			ehand[tt] = 0;
+			sprec = retd[tt] | INITBIT;
+			inplace_point(tt, sslot, sprec, 1);
+			retd[tt] = retd[tt] | (1 << sslot);
+			s_exp = 0;
+			slow_done()
+		:: else -> s_exp = 0; ph = PH_LOCK
+		fi
 #endif
 #ifdef BUG_MIN_UNLOCKED
 	:: ph == PH_FIRST ->
@@ -1409,8 +1477,7 @@ inline fast_step()
 		 */
 		TOUCH(t);
 		if
-		:: !pending[t] && eopen[t] && !ehand[t] && x >= exps[t] &&
-		   (own[t] != O_NONE || due[t]) && x < now + HZ ->
+		:: STORE_READ_OK(t, x) ->
 			f_exp = exps[t];
 			fph = F_STORE_B
 		:: else -> fph = LANE_PHASE
@@ -1419,7 +1486,7 @@ inline fast_step()
 		/* atomic64_try_cmpxchg(): the word as read, and still open */
 		TOUCH(t);
 		if
-		:: eopen[t] && !ehand[t] && exps[t] == f_exp ->
+		:: STORE_CAS_OK(t, f_exp) ->
 			exps[t] = x;
 			/* the critical section: the request is newer than these */
 			mprec = retd[t] | INITBIT;

@@ -209,6 +209,21 @@ inline inplace_point(ipt, ips, ipp, ipv)
 }
 
 /*
+ * A call that sets timer @mrt is refused; if it is timeq_timer_move()
+ * (@mrmove) and not for a shutdown, the timer is armed neither in the
+ * queue nor on the due list: a move leaves only such a timer alone, as
+ * mod_timer_pending() leaves a timer_list.
+ */
+inline move_refused_point(mrt, mrmove)
+{
+#ifdef CLOCK
+	assert(!(mrmove) || shut[mrt] || (own[mrt] == O_NONE && !due[mrt]))
+#else
+	assert(!(mrmove) || shut[mrt] || own[mrt] == O_NONE)
+#endif
+}
+
+/*
  * The slow path applies, to timer @t, the hand-off @wid that last wrote
  * the ->want it read, leaving the timer at 1 + time @v.
  */

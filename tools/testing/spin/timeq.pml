@@ -31,7 +31,8 @@
  *  - one or two fast processes: timeq_fast_update() through its near, far
  *    and cross lanes and the hand-off, and timeq_fast_min();
  *  - one or two slow processes: tq_work() (the drain, and on a base's
- *    queue the expiry), timeq_timer_arm(), timeq_timer_delete(),
+ *    queue the expiry), timeq_timer_arm(), timeq_timer_move() (on a
+ *    base's queue: its store first, then the locks), timeq_timer_delete(),
  *    timeq_delete_sync(), timeq_shutdown_sync(), timeq_insert()/update()/
  *    delete() of the third node with tq_far_ok()'s bucket_lock-only path,
  *    timeq_delete_min(), timeq_del_less_than(), timeq_first(); then, once
@@ -45,9 +46,10 @@
  *    @running before tq_finish(), each callback reading its timer with no
  *    lock held), delete_sync()'s wait for @running, the arming of the
  *    hrtimer by the slow side and by the irq_work, both under arm_lock,
- *    and refresh by a store (module/fast.c): the fast path's store to a
- *    timer's expires word, tried before the lanes, its compare-and-exchange
- *    a step of its own after the reads that chose it; the word closed by
+ *    and refresh by a store (module/fast.c): the store to a timer's
+ *    expires word, tried by the fast path before the lanes and by
+ *    timeq_timer_move() before the locks, its compare-and-exchange a step
+ *    of its own after the reads that chose it; the word closed by
  *    the drain before it clears PENDING, by tq_disarm() and by the
  *    expiry's claim, which files a timer stored later again
  *    (tq_clock_claim()), and opened by every link.
@@ -120,8 +122,11 @@
  *		in a far bucket (found by a WALK once timer 0 has gone); one
  *		fast update of timer 0; slow process 0 runs the work, slow
  *		process 1 is timer 0's owner: delete_sync, shutdown_sync,
- *		timer_delete, or timer_arm beyond the window. The expiry
- *		against delete_sync, making room against the expiry.
+ *		timer_delete, timer_arm beyond the window, or timer_move
+ *		later in the window (a store) or beyond it. The expiry
+ *		against delete_sync, making room against the expiry, a
+ *		move's store against the expiry's claim and a hand-off, its
+ *		fallback against the due list and a running callback.
  *   room	-DSCOPE_ROOM, a base's queue, TIMEQ_HOLD = 1, the tick one
  *		ahead: timer 0 due, holding the queue's clock back; two fast
  *		updates of timer 1, near or beyond the lagging window; slow
@@ -233,6 +238,15 @@
  *				that read PENDING clear before lands after
  *				the hand-off returned, and the drain undoes
  *				it (P-a). stores.
+ *   BUG_MOVE_STORE_BLIND	timeq_timer_move()'s store writes the word
+ *				it read open (atomic64_set()) instead of
+ *				exchanging it: it lands after a hand-off
+ *				marked the word, and the drain undoes it
+ *				(P-a), or after the expiry's claim. expiry.
+ *   BUG_MOVE_DUE_REFUSED	tq_timer_refuse() takes a timer on the due
+ *				list as not armed: timeq_timer_move()
+ *				returns -ENOENT for a timer whose callback
+ *				has not begun. expiry.
  *
  * Three of the first nine were real: BUG_STALE_MIN, and the two hand-off
  * races behind BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this
@@ -264,12 +278,12 @@
  *    PENDING back (so no planted bug here removes that drain's HANDED
  *    mark: the scopes would not catch it; tools/testing/queue's
  *    white_test_store_retake does);
- *  - callbacks that arm or delete timers, timeq_timer_move() (and so its
- *    store), tq_clock_first() filing what stores left behind, two
- *    irq_work handlers at once on two CPUs (one runs here at a time,
- *    each serialised by arm_lock anyway), a failed
- *    hrtimer_try_to_cancel(), timeq_base_destroy() and @stopping, the device
- *    (module/dev.c) (the explorer's store-vs-first has tq_clock_first());
+ *  - callbacks that arm or delete timers, tq_clock_first() filing what
+ *    stores left behind, two irq_work handlers at once on two CPUs (one
+ *    runs here at a time, each serialised by arm_lock anyway), a failed
+ *    hrtimer_try_to_cancel(), timeq_base_destroy() and @stopping, the
+ *    device (module/dev.c) (the explorer's store-vs-first has
+ *    tq_clock_first());
  *  - more than one queue: a timer taken from one queue's due list by
  *    another (the code's owner word tags a due timer TQ_TAG_OUT; the
  *    model's due[] flag is read in the same steps);
@@ -449,13 +463,18 @@ inline slow_choose()
 	:: me == ME_SLOW2 -> op = OP_FIRST
 	fi
 #elif defined(SCOPE_EXPIRY)
-	/* the work expires timer 0, whose owner deletes or re-arms it */
+	/*
+	 * the work expires timer 0, whose owner deletes, re-arms or moves it:
+	 * later in the window (a store, if it is still armed), or beyond
+	 */
 	if
 	:: me == ME_SLOW -> op = OP_WORK
 	:: me == ME_SLOW2 && DSYNC_OK(0) -> op = OP_DSYNC; tt = 0; retired[0] = 1
 	:: me == ME_SLOW2 -> op = OP_SHUTDOWN; tt = 0
 	:: me == ME_SLOW2 -> op = OP_DELETE; tt = 0
 	:: me == ME_SLOW2 -> op = OP_ARM; tt = 0; xv = now + HZ
+	:: me == ME_SLOW2 -> op = OP_MOVE; tt = 0; xv = now + 2
+	:: me == ME_SLOW2 -> op = OP_MOVE; tt = 0; xv = now + HZ
 	fi
 #elif defined(SCOPE_ROOM)
 	/* the work makes room for timer 1's request; its owner re-arms it */
@@ -545,6 +564,12 @@ proctype slow(byte me)
 		j++;
 		slow_choose();
 		ph = (op >= OP_INSERT && op <= OP_NDELETE -> PH_FAR : PH_LOCK);
+#ifdef CLOCK
+		if
+		:: op == OP_MOVE -> ph = PH_STORE_A
+		:: else
+		fi;
+#endif
 #ifdef BUG_MIN_UNLOCKED
 		if
 		:: op == OP_FIRST -> ph = PH_FIRST
