@@ -159,8 +159,16 @@ inline due_first(dfres)
 #define STORE_READ_OK(srt, srx) \
 	(!pending[srt] && eopen[srt] && !ehand[srt] && (srx) >= exps[srt] && \
 	 (own[srt] != O_NONE || due[srt]) && (srx) < now + HZ)
+#ifndef BUG_STORE_BLIND
 #define STORE_CAS_OK(srt, srexp) \
 	(eopen[srt] && !ehand[srt] && exps[srt] == (srexp))
+#else
+/*
+ * Planted: the store writes the word it read open (atomic64_set() for the
+ * compare-and-exchange), reopening it and clearing HANDED.
+ */
+#define STORE_CAS_OK(srt, srexp)	true
+#endif
 #else
 #define EXP_OPEN(eot)	skip
 #define EXP_CLOSE(ect)	skip
@@ -268,7 +276,10 @@ inline far_ok_b(fbn, fbt, fbdel)
  * tq_timer_refuse()'s first check: timeq_timer_move() moves a timer only
  * if it is armed, in the queue or on the due list.
  */
-#ifndef CLOCK
+#ifdef BUG_MOVE_NO_REFUSE
+/* Planted: the check left out; a move arms whatever it is given. */
+#define MOVE_ARMED(mat)	true
+#elif !defined(CLOCK)
 #define MOVE_ARMED(mat)	(op != OP_MOVE || own[mat] != O_NONE)
 #elif !defined(BUG_MOVE_DUE_REFUSED)
 #define MOVE_ARMED(mat)	(op != OP_MOVE || own[mat] != O_NONE || due[mat])
@@ -439,16 +450,6 @@ inline timer_set_arm()
 }
 
 #ifdef CLOCK
-#ifndef BUG_MOVE_STORE_BLIND
-#define MOVE_CAS_OK(mct, mcexp)	STORE_CAS_OK(mct, mcexp)
-#else
-/*
- * Planted: timeq_timer_move()'s store writes the word it read as open
- * (atomic64_set() for the compare-and-exchange).
- */
-#define MOVE_CAS_OK(mct, mcexp)	true
-#endif
-
 /*
  * tq_room() for a time beyond the window: tq_clock_make_room() towards
  * @rbt, for tq_timer_set() if @rbset, else for tq_apply(). With a fixed
@@ -612,6 +613,10 @@ inline slow_body()
 		:: else ->
 			if
 			:: OP_SETS(op) && !shut[tt] && MOVE_ARMED(tt) ->
+				if
+				:: op == OP_MOVE -> move_point(tt, 1)
+				:: else
+				fi;
 #if !defined(CLOCK)
 				timer_set_arm()
 #elif !defined(BUG_SET_ROOM_LATE)
@@ -636,7 +641,10 @@ inline slow_body()
 #endif
 			:: OP_SETS(op) && (shut[tt] || !MOVE_ARMED(tt)) ->
 				/* tq_timer_refuse(): -ESHUTDOWN, or -ENOENT */
-				move_refused_point(tt, op == OP_MOVE);
+				if
+				:: op == OP_MOVE -> move_point(tt, 0)
+				:: else
+				fi;
 				retd[tt] = retd[tt] | (1 << sslot)
 			:: op >= OP_DELETE ->
 				/* tq_disarm(): off the due list, or the queue */
@@ -1007,7 +1015,7 @@ inline slow_step()
 	:: ph == PH_STORE_B ->
 		TOUCH(tt);
 		if
-		:: MOVE_CAS_OK(tt, s_exp) ->
+		:: STORE_CAS_OK(tt, s_exp) ->
 			/* returns 0: in effect at the compare-and-exchange */
 			exps[tt] = xv;
 			eopen[tt] = 1;
@@ -1488,6 +1496,8 @@ inline fast_step()
 		if
 		:: STORE_CAS_OK(t, f_exp) ->
 			exps[t] = x;
+			eopen[t] = 1;
+			ehand[t] = 0;
 			/* the critical section: the request is newer than these */
 			mprec = retd[t] | INITBIT;
 			inplace_point(t, slot, mprec, 1);

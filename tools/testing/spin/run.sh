@@ -82,7 +82,8 @@ bugs=(
 	"BUG_STORE_DELETE_OPEN|expiry"
 	"BUG_STORE_EXPIRY_IGNORED|expiry"
 	"BUG_STORE_HANDOFF_OPEN|stores"
-	"BUG_MOVE_STORE_BLIND|expiry"
+	"BUG_STORE_BLIND|expiry"
+	"BUG_MOVE_NO_REFUSE|expiry"
 	"BUG_MOVE_DUE_REFUSED|expiry"
 )
 

@@ -13,7 +13,8 @@
  *
  * 2. Requests (the ghost masks of state.pml). A request is a call that
  *    asks for a timer's time: a fast update that is not refused, a slow
- *    timer_arm(), timer_delete() or delete_sync()/shutdown_sync(). Request
+ *    timer_arm(), timer_move() that is not refused, timer_delete() or
+ *    delete_sync()/shutdown_sync(). Request
  *    r is older than request s when r returned before s began, for s
  *    handed off; before s entered its critical section, for s applied in
  *    place: the lane's locks for a fast update (its ghost is taken when
@@ -37,6 +38,10 @@
  *
  *    On a base's queue a callback never runs before the time its timer
  *    expires at, the latest a store gave it (callback_point()).
+ *
+ *    timeq_timer_move() arms a timer only if it is armed, in the queue or
+ *    on the due list, and refuses (but for a shutdown) only one that is
+ *    neither (move_point()).
  *
  *    A timer shut down must stay disarmed: tq_link() asserts that no
  *    path arms it, and final_check() that it is in no list.
@@ -209,17 +214,17 @@ inline inplace_point(ipt, ips, ipp, ipv)
 }
 
 /*
- * A call that sets timer @mrt is refused; if it is timeq_timer_move()
- * (@mrmove) and not for a shutdown, the timer is armed neither in the
- * queue nor on the due list: a move leaves only such a timer alone, as
- * mod_timer_pending() leaves a timer_list.
+ * timeq_timer_move() of timer @mpt, once the hand-offs are applied: it
+ * arms the timer (@mparm) only if the timer is armed, in the queue or on
+ * the due list, and refuses it otherwise, as mod_timer_pending() leaves a
+ * timer_list; a shut down timer it refuses either way.
  */
-inline move_refused_point(mrt, mrmove)
+inline move_point(mpt, mparm)
 {
 #ifdef CLOCK
-	assert(!(mrmove) || shut[mrt] || (own[mrt] == O_NONE && !due[mrt]))
+	assert(shut[mpt] || (mparm == (own[mpt] != O_NONE || due[mpt])))
 #else
-	assert(!(mrmove) || shut[mrt] || own[mrt] == O_NONE)
+	assert(shut[mpt] || (mparm == (own[mpt] != O_NONE)))
 #endif
 }
 

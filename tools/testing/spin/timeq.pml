@@ -123,7 +123,8 @@
  *		fast update of timer 0; slow process 0 runs the work, slow
  *		process 1 is timer 0's owner: delete_sync, shutdown_sync,
  *		timer_delete, timer_arm beyond the window, or timer_move
- *		later in the window (a store) or beyond it. The expiry
+ *		to a later time in the window or beyond it (a store is
+ *		tried for either: the clock may have moved on). The expiry
  *		against delete_sync, making room against the expiry, a
  *		move's store against the expiry's claim and a hand-off, its
  *		fallback against the due list and a running callback.
@@ -153,9 +154,9 @@
  *		does. (This search does not look for invalid end states.)
  *
  * Without flags the model is a larger regions scope (two fast calls by
- * process 0, two slow calls), which does not finish in minutes. SLOW_ONLY
- * (an OP_* number) restricts the slow process to one kind of call, for
- * reproductions.
+ * process 0, two slow calls), which does not finish in minutes.
+ * -DSLOW_ONLY=OP_ARM (an OP_* name) restricts the slow process to one
+ * kind of call, for reproductions.
  *
  * Planted bugs (each must make its scope fail; run.sh checks that)
  * ------------
@@ -238,15 +239,22 @@
  *				that read PENDING clear before lands after
  *				the hand-off returned, and the drain undoes
  *				it (P-a). stores.
- *   BUG_MOVE_STORE_BLIND	timeq_timer_move()'s store writes the word
- *				it read open (atomic64_set()) instead of
- *				exchanging it: it lands after a hand-off
+ *   BUG_STORE_BLIND		tq_timer_store() writes the word it read
+ *				open (atomic64_set()) instead of exchanging
+ *				it: a store lands after the expiry's claim,
+ *				and the timer is left unarmed by a request
+ *				that armed it (P-b); or after a hand-off
  *				marked the word, and the drain undoes it
- *				(P-a), or after the expiry's claim. expiry.
+ *				(P-a). expiry (by the fast path's store and
+ *				timeq_timer_move()'s).
+ *   BUG_MOVE_NO_REFUSE		tq_timer_refuse() leaves out its check of
+ *				an armed timer: timeq_timer_move() arms a
+ *				timer whose callback runs (move_point()).
+ *				expiry.
  *   BUG_MOVE_DUE_REFUSED	tq_timer_refuse() takes a timer on the due
  *				list as not armed: timeq_timer_move()
  *				returns -ENOENT for a timer whose callback
- *				has not begun. expiry.
+ *				has not begun (move_point()). expiry.
  *
  * Three of the first nine were real: BUG_STALE_MIN, and the two hand-off
  * races behind BUG_HANDOFF_STALE_WANT and BUG_SET_NO_WAIT, which this
@@ -278,6 +286,8 @@
  *    PENDING back (so no planted bug here removes that drain's HANDED
  *    mark: the scopes would not catch it; tools/testing/queue's
  *    white_test_store_retake does);
+ *  - timeq_timer_move() but in the expiry scope, on the one timer there,
+ *    and its store to a timer on the due list (never tried there);
  *  - callbacks that arm or delete timers, tq_clock_first() filing what
  *    stores left behind, two irq_work handlers at once on two CPUs (one
  *    runs here at a time, each serialised by arm_lock anyway), a failed
