@@ -242,6 +242,47 @@ static void paths_test_test_base(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &b), 1);
 }
 
+/*
+ * timeq_timer_move() moves only a timer armed in its base: one never
+ * armed, deleted, shut down or armed in another base is refused with
+ * -ENOENT and left as it was; an armed one moves, later or earlier.
+ */
+static void paths_test_move_armed_only(struct kunit *test)
+{
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq_base *other = test_base(test, 0, 256, 16, 16);
+	struct timeq *q = tq_base_queue(base);
+	struct timeq_timer a, b;
+
+	timeq_timer_init(&a, NULL);
+	timeq_timer_init(&b, NULL);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &a, 10), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&a.node));
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &a, 10), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &a, 20), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&a), 20);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &a, 15), 0);
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&a), 15);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 15);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &a), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &a, 30), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&a.node));
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	/* Armed in another base: not this one's to move. */
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(other, &b, 40), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &b, 50), -ENOENT);
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 40);
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	KUNIT_EXPECT_EQ(test, tq_delete_sync(other, &b), 1);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 40), 0);
+	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(base, &b), 1);
+	KUNIT_EXPECT_LT(test, tq_timer_move(base, &b, 50), 0);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&b.node));
+	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
+	check(test, base);
+}
+
 static void paths_test_applied(struct kunit *test)
 {
 	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
@@ -2191,6 +2232,7 @@ stop:
 
 static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_test_base),
+	KUNIT_CASE(paths_test_move_armed_only),
 	KUNIT_CASE(paths_test_applied),
 	KUNIT_CASE(paths_test_deferred),
 	KUNIT_CASE(paths_test_lanes),
