@@ -244,8 +244,9 @@ static void paths_test_test_base(struct kunit *test)
 
 /*
  * timeq_timer_move() moves only a timer armed in its base: one never
- * armed, deleted, shut down or armed in another base is refused with
- * -ENOENT and left as it was; an armed one moves, later or earlier.
+ * armed, deleted or armed in another base is refused with -ENOENT, one
+ * shut down with an error, each left as it was; an armed one moves,
+ * later or earlier.
  */
 static void paths_test_move_armed_only(struct kunit *test)
 {
