@@ -47,9 +47,13 @@
  *     runs it); store, its timeq mode, timeq_timer_store() of the tick to
  *     the flow's timer on a base; update, its timeq mode before that, the
  *     compare-and-exchange and then timeq_fast_update(). Each with the
- *     sample's counting. Medians of five interleaved runs, ns a refresh,
- *     and each over gc; then every timer is checked to expire at the tick
- *     of its flow's last packet.
+ *     sample's counting. Then what the store is made of, each without
+ *     the sample's counting and with the tick divided at run time, as the
+ *     sample's granularity, a parameter, makes it: timeq_timer_store()
+ *     of the tick, and the tick with one compare-and-exchange of the
+ *     timer's word, unchecked. Medians of five interleaved runs, ns a
+ *     refresh, and each over gc; then every timer is checked to expire at
+ *     the tick of its flow's last packet.
  *
  *	bench_paths [--seconds S]
  *
@@ -635,6 +639,49 @@ static int flow_store(struct timeq_base *base, struct bench_flow *f,
 	return FLOW_TOUCHED;
 }
 
+/* The granularity as the sample has it, a parameter: a real division. */
+static u64 flow_gran;
+
+static u64 flow_deadline_div(u64 now)
+{
+	return div64_u64(now + FLOW_TIMEOUT + flow_gran - 1, flow_gran);
+}
+
+/* The store alone: flow_store() without the sample's counts and seen. */
+static int flow_store_alone(struct timeq_base *base, struct bench_flow *f,
+			    u64 now)
+{
+	u64 deadline = flow_deadline_div(now);
+
+	if (atomic64_read(&f->last) == FLOW_DEAD)
+		return FLOW_GONE;
+	if (deadline <= timeq_timer_expires(&f->timer) ||
+	    timeq_timer_store(base, &f->timer, deadline))
+		return FLOW_TOUCHED;
+	return flow_touch(f, now, false);
+}
+
+/*
+ * The least a store of the tick can cost: the tick, and one
+ * compare-and-exchange of the timer's word, written as a store that
+ * lands writes it, with none of the checks that make that safe
+ * (module/fast.c, "Refresh by a store").
+ */
+static int flow_cas_alone(struct bench_flow *f, u64 now)
+{
+	u64 deadline = flow_deadline_div(now);
+	s64 old = atomic64_read(&f->timer.expires);
+
+	if (atomic64_read(&f->last) == FLOW_DEAD)
+		return FLOW_GONE;
+	do {
+		if ((u64)(old & TIMEQ_EXPIRES_TIME) >= deadline)
+			return FLOW_FRESHER;
+	} while (!atomic64_try_cmpxchg(&f->timer.expires, &old,
+				       (old & ~TIMEQ_EXPIRES_TIME) | deadline));
+	return FLOW_TOUCHED;
+}
+
 /* The design before: the flow's last time, then the timer moved. */
 static int flow_update(struct timeq_base *base, struct bench_flow *f,
 		       u64 now)
@@ -664,9 +711,10 @@ static int flow_update(struct timeq_base *base, struct bench_flow *f,
 }
 
 /*
- * One run of @kind (0 gc, 1 store, 2 update) on @n flows, the packets'
- * flows @ids: ns a refresh. Exits if a timer does not expire at the tick
- * of its flow's last packet, or a store did not land.
+ * One run of @kind (0 gc, 1 store, 2 update, 3 the store alone, 4 the
+ * compare-and-exchange alone) on @n flows, the packets' flows @ids: ns a
+ * refresh. Exits if a timer does not expire at the tick of its flow's
+ * last packet, or a store did not land.
  */
 static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 {
@@ -704,8 +752,12 @@ static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 			ret = flow_touch(&f[ids[k]], now, true);
 		else if (kind == 1)
 			ret = flow_store(base, &f[ids[k]], now);
-		else
+		else if (kind == 2)
 			ret = flow_update(base, &f[ids[k]], now);
+		else if (kind == 3)
+			ret = flow_store_alone(base, &f[ids[k]], now);
+		else
+			ret = flow_cas_alone(&f[ids[k]], now);
 		/* As the sample's flow_packet() counts. */
 		if (ret == FLOW_TOUCHED || ret == FLOW_FRESHER)
 			this_cpu_inc(flow_pcpu->refreshes);
@@ -820,8 +872,10 @@ int main(int argc, char **argv)
 
 	{
 		static const unsigned int sizes[] = { 1000, 100000 };
-		double gc[5], st[5], up[5];
+		double gc[5], st[5], up[5], alone[5], cas[5];
 		unsigned int *ids, z;
+
+		flow_gran = FLOW_GRAN;
 
 		printf("# a flow's refresh (samples/flowtrack), a packet of every flow a round, a later tick each, median of 5:\n");
 		for (z = 0; z < 2; z++) {
@@ -830,11 +884,16 @@ int main(int argc, char **argv)
 				gc[i] = flow_refresh(0, sizes[z], ids);
 				st[i] = flow_refresh(1, sizes[z], ids);
 				up[i] = flow_refresh(2, sizes[z], ids);
+				alone[i] = flow_refresh(3, sizes[z], ids);
+				cas[i] = flow_refresh(4, sizes[z], ids);
 			}
 			printf("#   N = %u: gc %.1f ns, store %.1f ns (%.2fx gc), update %.1f ns (%.2fx gc)\n",
 			       sizes[z], median5(gc), median5(st),
 			       median5(st) / median5(gc), median5(up),
 			       median5(up) / median5(gc));
+			printf("#     of the store: timeq_timer_store() of the tick %.1f ns (%.2fx gc), the tick and a compare-and-exchange %.1f ns (%.2fx gc)\n",
+			       median5(alone), median5(alone) / median5(gc),
+			       median5(cas), median5(cas) / median5(gc));
 			free(ids);
 		}
 	}
