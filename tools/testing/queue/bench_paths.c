@@ -48,12 +48,13 @@
  *     the flow's timer on a base; update, its timeq mode before that, the
  *     compare-and-exchange and then timeq_fast_update(). Each with the
  *     sample's counting. Then what the store is made of, each without
- *     the sample's counting and with the tick divided at run time, as the
- *     sample's granularity, a parameter, makes it: timeq_timer_store()
- *     of the tick, and the tick with one compare-and-exchange of the
- *     timer's word, unchecked. Medians of five interleaved runs, ns a
- *     refresh, and each over gc; then every timer is checked to expire at
- *     the tick of its flow's last packet.
+ *     the counts and the packet's time that the sample's timeq mode adds
+ *     and with the tick divided at run time, as the sample's granularity,
+ *     a parameter, makes it: timeq_timer_store() of the tick, and the
+ *     tick with one compare-and-exchange of the timer's word, unchecked.
+ *     Medians of five interleaved runs, ns a refresh, and each over gc;
+ *     then every timer is checked to expire at the tick of its flow's
+ *     last packet.
  *
  *	bench_paths [--seconds S]
  *
