@@ -244,9 +244,9 @@ static void paths_test_test_base(struct kunit *test)
 
 /*
  * timeq_timer_move() moves only a timer armed in its base: one never
- * armed, deleted or armed in another base is refused with -ENOENT, one
- * shut down with an error, each left as it was; an armed one moves,
- * later or earlier.
+ * armed, deleted, shut down (which disarms it) or armed in another base
+ * is refused with -ENOENT and left as it was; an armed one moves, later
+ * or earlier.
  */
 static void paths_test_move_armed_only(struct kunit *test)
 {
@@ -278,7 +278,7 @@ static void paths_test_move_armed_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tq_delete_sync(other, &b), 1);
 	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 40), 0);
 	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(base, &b), 1);
-	KUNIT_EXPECT_LT(test, tq_timer_move(base, &b, 50), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &b, 50), -ENOENT);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&b.node));
 	KUNIT_EXPECT_EQ(test, timeq_count(q), 0);
 	check(test, base);
@@ -1435,18 +1435,20 @@ static void paths_test_store_refused(struct kunit *test)
 /*
  * timeq_timer_store() lands where the fast path stores, and changes
  * nothing where the fast path would do more: a timer not armed, an
- * earlier time, a time beyond the window, a timer deleted. Only the
+ * earlier time, a time beyond the window, a timer deleted. Nor does it,
+ * or timeq_timer_move(), touch a timer armed in another base. Only the
  * stores that land are counted.
  */
 static void paths_test_store_alone(struct kunit *test)
 {
 	struct timeq_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct timeq_base *base, *other;
 	struct timeq_fast_stats fs;
-	struct timeq_base *base;
 	u64 at;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	base = clock_base(test);
+	other = clock_base(test);
 	timeq_timer_init(t, NULL);
 	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
 	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at));
@@ -1459,6 +1461,8 @@ static void paths_test_store_alone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 9);
 	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 5));
 	KUNIT_EXPECT_FALSE(test, irq_store(base, t, at + 4 * CLOCK_HORIZON));
+	KUNIT_EXPECT_FALSE(test, irq_store(other, t, at + 12));
+	KUNIT_EXPECT_EQ(test, timeq_timer_move(other, t, at + 12), -ENOENT);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&t->node), at);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 9);
 	KUNIT_EXPECT_EQ(test, timeq_timer_delete(base, t), 1);

@@ -334,10 +334,10 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
  * is a store alone, as in timeq_fast_update(), and takes no lock.
  *
  * Context: the slow side; takes every lock, but for a store.
- * Return: 0; -ENOENT if @timer is not armed in @base; -ERANGE if @time
- * lies beyond the horizon; -ESHUTDOWN after timeq_shutdown_sync(). On error
- * nothing changes but the pending requests applied and the clock brought
- * up to date.
+ * Return: 0; -ENOENT if @timer is not armed in @base, as after
+ * timeq_shutdown_sync(), which disarms it; -ERANGE if @time lies beyond
+ * the horizon. On error nothing changes but the pending requests applied
+ * and the clock brought up to date.
  */
 int timeq_timer_move(struct timeq_base *base, struct timeq_timer *timer,
 		     u64 time)
