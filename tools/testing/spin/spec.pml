@@ -14,18 +14,18 @@
  * 2. Requests (the ghost masks of state.pml). A request is a call that
  *    asks for a timer's time: a fast update that is not refused, a slow
  *    timer_arm(), timer_move() that is not refused, timer_delete() or
- *    delete_sync()/shutdown_sync(). Request
- *    r is older than request s when r returned before s began, for s
- *    handed off; before s entered its critical section, for s applied in
- *    place: the lane's locks for a fast update (its ghost is taken when
- *    its checks pass under them), the lock hold of all three in which it
- *    takes effect for the slow side (a delete_sync() or shutdown_sync()
- *    takes effect in its last pass, the one that returns). That is
- *    linearizability with an in-place update taking effect under its
- *    locks and a hand-off anywhere within its call; the hand-off then
- *    takes effect when the slow path applies it ("latest wins" merges
- *    concurrent hand-offs, which are older than none of each other).
- *    Expiry (delete_min, del_less_than, the clock's) is no request.
+ *    delete_sync()/shutdown_sync(). Request r is older than request s
+ *    when r returned before s began, for s handed off; before s entered
+ *    its critical section, for s applied in place: the lane's locks for
+ *    a fast update (its ghost is taken when its checks pass under them),
+ *    the lock hold of all three in which it takes effect for the slow
+ *    side (a delete_sync() or shutdown_sync() takes effect in its last
+ *    pass, the one that returns). That is linearizability with an
+ *    in-place update taking effect under its locks and a hand-off
+ *    anywhere within its call; the hand-off then takes effect when the
+ *    slow path applies it ("latest wins" merges concurrent hand-offs,
+ *    which are older than none of each other). Expiry (delete_min,
+ *    del_less_than, the clock's) is no request.
  *
  *    P-a, "not out of order": the slow path never applies a handed-off
  *    request that is older than a request already applied

@@ -475,7 +475,7 @@ inline slow_choose()
 #elif defined(SCOPE_EXPIRY)
 	/*
 	 * the work expires timer 0, whose owner deletes, re-arms or moves it:
-	 * later in the window (a store, if it is still armed), or beyond
+	 * later in the window, or beyond it (a store is tried for either)
 	 */
 	if
 	:: me == ME_SLOW -> op = OP_WORK
