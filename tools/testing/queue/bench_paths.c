@@ -51,10 +51,10 @@
  *     the counts and the packet's time that the sample's timeq mode adds
  *     and with the tick divided at run time, as the sample's granularity,
  *     a parameter, makes it: timeq_timer_store() of the tick, and the
- *     tick with one compare-and-exchange of the timer's word, unchecked.
- *     Medians of five interleaved runs, ns a refresh, and each over gc;
- *     then every timer is checked to expire at the tick of its flow's
- *     last packet.
+ *     tick with one compare-and-exchange of the timer's word, checking
+ *     only that the time is no earlier. Medians of five interleaved runs,
+ *     ns a refresh, and each over gc; then every timer is checked to
+ *     expire at the tick of its flow's last packet.
  *
  *	bench_paths [--seconds S]
  *
@@ -648,7 +648,10 @@ static u64 flow_deadline_div(u64 now)
 	return div64_u64(now + FLOW_TIMEOUT + flow_gran - 1, flow_gran);
 }
 
-/* The store alone: flow_store() without the sample's counts and seen. */
+/*
+ * The store alone: flow_store() without the sample's counts and seen,
+ * but for the count of a store that did not land, which the run checks.
+ */
 static int flow_store_alone(struct timeq_base *base, struct bench_flow *f,
 			    u64 now)
 {
@@ -659,6 +662,7 @@ static int flow_store_alone(struct timeq_base *base, struct bench_flow *f,
 	if (deadline <= timeq_timer_expires(&f->timer) ||
 	    timeq_timer_store(base, &f->timer, deadline))
 		return FLOW_TOUCHED;
+	this_cpu_inc(flow_pcpu->left);
 	return flow_touch(f, now, false);
 }
 
@@ -666,7 +670,7 @@ static int flow_store_alone(struct timeq_base *base, struct bench_flow *f,
  * The least a store of the tick can cost: the tick, and one
  * compare-and-exchange of the timer's word, written as a store that
  * lands writes it, with none of the checks that make that safe
- * (module/fast.c, "Refresh by a store").
+ * (module/fast.c, "Refresh by a store") but that the time is no earlier.
  */
 static int flow_cas_alone(struct bench_flow *f, u64 now)
 {
