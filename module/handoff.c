@@ -257,9 +257,7 @@ static void tq_drain(struct timeq *q) __must_hold(&q->head_lock)
 	tq_assert_locked(q);
 	list = llist_reverse_order(llist_del_all(&tq_base_of(q)->handoffs));
 	llist_for_each_entry_safe(timer, next, list, handoff) {
-		if (!q->budget)
-			/* The timers applied so far are not pending any more. */
-			tq_wake_requests(q);
+		/* A door wakes those waiting for the requests applied so far. */
 		while (!q->budget)
 			tq_relock(q);
 		q->budget--;
