@@ -67,6 +67,20 @@ err_free_base:
 	return ERR_PTR(err);
 }
 
+/*
+ * Whether timeq_base_create() takes @granularity and @horizon: at least a
+ * nanosecond a tick, and a window of at most 2^62 ns. The queue checks
+ * @horizon itself.
+ */
+bool tq_base_span_ok(u64 granularity, u64 horizon)
+{
+	u64 span;
+
+	return granularity &&
+	       !check_mul_overflow(horizon, granularity, &span) &&
+	       span <= 1ULL << 62;
+}
+
 /**
  * timeq_base_create - a timer base, which expires its timers itself
  * @granularity: nanoseconds per tick, at least 1
@@ -101,11 +115,8 @@ struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
 				     unsigned int delta, unsigned int nbuckets,
 				     gfp_t gfp)
 {
-	u64 span;
-
 	might_sleep();
-	if (!granularity || check_mul_overflow(horizon, granularity, &span) ||
-	    span > 1ULL << 62)
+	if (!tq_base_span_ok(granularity, horizon))
 		return ERR_PTR(-EINVAL);
 	return tq_base_new(granularity, false, 0, horizon, delta, nbuckets,
 			   gfp);

@@ -581,7 +581,11 @@ tq_dev_clock_of(const struct timeq_configure *arg)
 	case TIMEQ_CLOCK_MANUAL:
 		return arg->granularity ? ERR_PTR(-EINVAL) : &tq_dev_manual;
 	case TIMEQ_CLOCK_MONOTONIC:
-		return arg->start ? ERR_PTR(-EINVAL) : &tq_dev_monotonic;
+		/* Checked before the user's files are counted. */
+		if (arg->start ||
+		    !tq_base_span_ok(arg->granularity, arg->horizon))
+			return ERR_PTR(-EINVAL);
+		return &tq_dev_monotonic;
 	default:
 		return ERR_PTR(-EOPNOTSUPP);
 	}

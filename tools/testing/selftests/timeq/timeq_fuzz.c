@@ -735,17 +735,15 @@ static int want_configure(struct fuzzer *z, struct slot *s,
 		return EBUSY;
 	if (c->clock == TIMEQ_CLOCK_MANUAL && c->granularity)
 		return EINVAL;
-	if (c->clock == TIMEQ_CLOCK_MONOTONIC && c->start)
+	if (c->clock == TIMEQ_CLOCK_MONOTONIC &&
+	    (c->start || !c->granularity ||
+	     __builtin_mul_overflow(c->horizon, c->granularity, &span) ||
+	     span > 1ULL << 62))
 		return EINVAL;
 	if (c->clock > TIMEQ_CLOCK_MONOTONIC)
 		return EOPNOTSUPP;
 	if ((__u64)model_files(z->slots, z->nslots) >= p_max_user_files)
 		return EMFILE;
-	if (c->clock == TIMEQ_CLOCK_MONOTONIC &&
-	    (!c->granularity ||
-	     __builtin_mul_overflow(c->horizon, c->granularity, &span) ||
-	     span > 1ULL << 62))
-		return EINVAL;
 	if (c->horizon > 1ULL << 40)
 		return EINVAL;
 	return 0;

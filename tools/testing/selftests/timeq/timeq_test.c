@@ -2053,6 +2053,11 @@ TEST_F(limits, files_per_user)
 		CHILD_CHECK(tq_configure_manual(f[3], 0, 100, 0) == -1 &&
 			    errno == EMFILE);
 		CHILD_CHECK(tq_stats(f[3]).configured == 0);
+		/* Bad input is refused as such, at the limit too. */
+		CHILD_CHECK(tq_configure_mono(f[3], 0, 100, 0) == -1 &&
+			    errno == EINVAL);
+		CHILD_CHECK(tq_configure_mono(f[3], 1ULL << 62, 2, 0) == -1 &&
+			    errno == EINVAL);
 		/* Unconfigured files are not counted, and still work. */
 		CHILD_CHECK(tq_stats(f[4]).size == sizeof(struct timeq_stats));
 		close(f[0]);
