@@ -439,7 +439,7 @@ static void paths_test_latest_wins(struct kunit *test)
 	set_bit(TQ_TIMER_PENDING, &a.flags);
 	KUNIT_EXPECT_EQ(test, fast_update(base, &a, 11), TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&a.node), 9);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(a.want), 11);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&a.want), 11);
 	KUNIT_EXPECT_EQ(test, deferred_for(q, TIMEQ_DEFER_JOINED), 2);
 	clear_bit(TQ_TIMER_PENDING, &a.flags);
 

@@ -374,16 +374,21 @@ static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return tq_fast_linked(timer, ret);
 }
 
-/* Hand a request to the slow path; no lock is held. */
+/*
+ * Hand a request to the slow path; no lock is held. A 32-bit kernel may
+ * read the queue's clock torn, so it judges the window from the tick
+ * alone (tq_window() with a clock of 0), which the queue's clock lags.
+ */
 static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 {
-	int ret = tq_window(q, READ_ONCE(q->now), time);
+	u64 now = IS_ENABLED(CONFIG_64BIT) ? READ_ONCE(q->now) : 0;
+	int ret = tq_window(q, now, time);
 
 	if (ret == -ERANGE)
 		return ret;
 	if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 		return -ESHUTDOWN;
-	WRITE_ONCE(timer->want, time);
+	atomic64_set(&timer->want, time);
 	if (!test_and_set_bit(TQ_TIMER_PENDING, &timer->flags)) {
 		if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags)) {
 			clear_bit(TQ_TIMER_PENDING, &timer->flags);
@@ -408,7 +413,7 @@ static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 		 * have written it, handed it off and had it drained since our
 		 * write above (see "The hand-off").
 		 */
-		WRITE_ONCE(timer->want, time);
+		atomic64_set(&timer->want, time);
 		llist_add(&timer->handoff, &tq_base_of(q)->handoffs);
 		this_cpu_inc(q->counters->handoffs);
 		irq_work_queue(&tq_base_of(q)->kick);

@@ -205,7 +205,7 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
 		__must_hold(&q->bucket_lock)
 {
-	u64 want = READ_ONCE(timer->want);
+	u64 want = atomic64_read(&timer->want);
 
 	for (;;) {
 		if (tq_room(q, want)) {
@@ -226,7 +226,7 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 		clear_bit_unlock(TQ_TIMER_PENDING, &timer->flags);
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
-		want = READ_ONCE(timer->want);
+		want = atomic64_read(&timer->want);
 		if (test_bit(TQ_TIMER_SHUTDOWN, &timer->flags))
 			return;
 		if (!tq_needs_room(q, want))
@@ -315,6 +315,11 @@ static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer,
 			return;
 		tq_timer_end(q);
 		tq_wait_request(q, timer);
+		/*
+		 * A request that tq_apply() put back, for a room the clock has
+		 * yet to reach, keeps the list from emptying until it does.
+		 */
+		cond_resched();
 	}
 }
 

@@ -128,7 +128,8 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * struct timeq_timer - a node that takes fast updates, and a callback
  * @node:	the node queued for the timer
  * @handoff:	link in the queue's list of requests for the slow path
- * @want:	the time of the latest request handed off
+ * @want:	the time of the latest request handed off; an atomic64_t, so
+ *		that a 32-bit kernel never reads it torn
  * @expires:	the time the timer expires at, which a move later writes
  *		without moving @node, in the bits of %TIMEQ_EXPIRES_TIME;
  *		the others are module/'s (module/fast.c, "Refresh by a
@@ -146,7 +147,7 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
 struct timeq_timer {
 	struct timeq_node	node;
 	struct llist_node	handoff;
-	u64			want;
+	atomic64_t		want;
 	atomic64_t		expires;
 	unsigned long		flags;
 	timeq_timer_fn		fn;
@@ -296,7 +297,7 @@ static inline void timeq_timer_init(struct timeq_timer *timer,
 {
 	timeq_node_init(&timer->node);
 	timer->handoff.next = NULL;
-	timer->want = 0;
+	atomic64_set(&timer->want, 0);
 	atomic64_set(&timer->expires, 0);
 	timer->flags = 0;
 	timer->fn = fn;

@@ -928,7 +928,7 @@ inline slow_step()
 		ph = PH_APPLY
 #endif
 	:: ph == PH_APPLY ->
-		/* READ_ONCE(timer->want), SHUTDOWN; tq_arm(); tq_finish() */
+		/* atomic64_read(&timer->want), SHUTDOWN; tq_arm(); tq_finish() */
 #ifndef BUG_DRAIN_EARLY_READ
 		drain_apply(d_t, want[d_t], want_id[d_t]);
 #else
