@@ -338,11 +338,13 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
  * As timeq_timer_arm(), but only if @timer is armed in @base once pending
  * requests are applied: a timer that has expired (or was never armed) is
  * left alone, as mod_timer_pending() leaves a timer_list; one whose tick
- * has passed but whose callback has not begun is still armed. Checking
- * and moving is one step under the locks, so the expiry cannot slip
- * between. A move of an armed timer with no request pending to a later
- * time in the window of the base's clock, or to the time it already has,
- * is a store alone, as in timeq_fast_update(), and takes no lock.
+ * has passed but whose callback has not begun is still armed. The expiry
+ * cannot slip between the check and the move: a move of an armed timer
+ * with no request pending to a later time in the window of the base's
+ * clock, or to the time it already has, is a store alone, as in
+ * timeq_fast_update(), one compare-and-exchange that fails if the expiry
+ * took the timer first, and takes no lock; any other move, or a store
+ * that failed, checks and moves in one hold of the locks.
  *
  * Context: the slow side; takes every lock, but for a store.
  * Return: 0; -ENOENT if @timer is not armed in @base, as after

@@ -26,13 +26,19 @@
  *	fast_refused	updates the fast path refused with an error
  *	handoffs	requests put on the hand-off list; an update of a
  *			timer whose request is pending joins that one instead
- *	drained		handed-off requests the slow side applied
+ *	drained		handed-off requests the slow side took off the list:
+ *			applied, dropped (a shut-down timer, or one a newer
+ *			request took over), or put back until the clock makes
+ *			room (counted each time taken)
  *	slow_runs	runs of the base's work item
  *	expiry_runs	expiries that removed nodes: timeq_del_less_than()
  *			calls, and a timer base's runs of its expiry
  *	expired		nodes those removed
- *	refiled		timers a base's expiry filed again at the later time
- *			a store had given them, instead of expiring them
+ *	refiled		filings of a timer again at the later time a store
+ *			had given it, instead of expiring it: by a base's
+ *			expiry, or as TIMEQ_MIN finds the minimum
+ *			(tq_clock_first()); a time beyond the window is filed
+ *			at its last tick first, and again from there
  */
 #define TQ_COUNTERS(FN)    \
 	FN(fast_applied)   \

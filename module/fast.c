@@ -87,6 +87,10 @@
  *			changed the word after any value the store could
  *			have read
  *
+ * A timer that tq_clock_make_room() moves to the due list (clock.c) keeps
+ * its word open: it is still armed and the queue's, and the expiry's
+ * claim reads a store made there as one made while the node was filed.
+ *
  * A store that read PENDING clear just before a hand-off took it would
  * still land, after that request returned, and be undone when the drain
  * applies it. So TQ_EXPIRES_HANDED bars stores while a request waits:
