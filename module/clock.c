@@ -463,6 +463,24 @@ struct timeq_node *tq_clock_first(struct timeq_base *base)
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_first);
 
+/*
+ * The clock of @base's queue, for the slow side, which the expiry may
+ * move meanwhile: read under the queue's locks on a 32-bit kernel, which
+ * may read a u64 torn, else without them.
+ */
+u64 tq_clock_now(struct timeq_base *base)
+{
+	struct timeq *q = &base->queue;
+	u64 now;
+
+	if (IS_ENABLED(CONFIG_64BIT))
+		return READ_ONCE(q->now);
+	tq_lock(q);
+	now = q->now;
+	tq_unlock(q);
+	return now;
+}
+
 /* Count a visit of the lock hold: whether it has visits left after it. */
 static bool tq_clock_visit(struct timeq *q) __must_hold(&q->head_lock)
 {

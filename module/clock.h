@@ -129,6 +129,7 @@ void tq_clock_release(struct timeq_base *base);
 void tq_clock_exit(struct timeq_base *base);
 int tq_base_check(struct timeq_base *base, char *buf, size_t len);
 struct timeq_node *tq_clock_first(struct timeq_base *base);
+u64 tq_clock_now(struct timeq_base *base);
 
 /* clock.c: the clock's share of the timer calls, for fast.c and handoff.c. */
 void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock);

@@ -223,6 +223,7 @@ struct tq_dev_element {
  *		fields the clock takes have been checked; sets @f->q (and
  *		@f->base) only when it succeeds
  * @destroy:	free them, in release(), when nobody else holds the file
+ * @now:	the queue's clock, which the expiry may move meanwhile
  * @catch_up:	bring the queue's clock up to date and return it: where the
  *		clock runs by itself, expire what is due, and a *@time
  *		before the clock becomes the clock
@@ -249,6 +250,7 @@ struct tq_dev_clock {
 	u32 id;
 	int (*create)(struct tq_dev_file *f, const struct timeq_configure *arg);
 	void (*destroy)(struct tq_dev_file *f);
+	u64 (*now)(struct tq_dev_file *f);
 	u64 (*catch_up)(struct tq_dev_file *f, u64 *time);
 	int (*arm)(struct tq_dev_file *f, struct tq_dev_element *elem,
 		   u64 time);
@@ -437,9 +439,15 @@ static void tq_dev_manual_destroy(struct tq_dev_file *f)
 	timeq_destroy(f->q);
 }
 
-static u64 tq_dev_manual_catch_up(struct tq_dev_file *f, u64 *time)
+/* Only the commands move it, under the mutex that the caller holds. */
+static u64 tq_dev_manual_now(struct tq_dev_file *f)
 {
 	return timeq_now(f->q);
+}
+
+static u64 tq_dev_manual_catch_up(struct tq_dev_file *f, u64 *time)
+{
+	return tq_dev_manual_now(f);
 }
 
 static int tq_dev_manual_arm(struct tq_dev_file *f, struct tq_dev_element *elem,
@@ -480,6 +488,7 @@ static const struct tq_dev_clock tq_dev_manual = {
 	.id		= TIMEQ_CLOCK_MANUAL,
 	.create		= tq_dev_manual_create,
 	.destroy	= tq_dev_manual_destroy,
+	.now		= tq_dev_manual_now,
 	.catch_up	= tq_dev_manual_catch_up,
 	.arm		= tq_dev_manual_arm,
 	.remove		= tq_dev_manual_remove,
@@ -509,13 +518,18 @@ static void tq_dev_monotonic_destroy(struct tq_dev_file *f)
 	timeq_base_destroy(f->base);
 }
 
+static u64 tq_dev_monotonic_now(struct tq_dev_file *f)
+{
+	return tq_clock_now(f->base);
+}
+
 /* Expiring what is due brings the queue's clock to the current tick. */
 static u64 tq_dev_monotonic_catch_up(struct tq_dev_file *f, u64 *time)
 {
 	u64 now;
 
 	timeq_expire(f->base);
-	now = timeq_now(f->q);
+	now = tq_clock_now(f->base);
 	*time = max(*time, now);
 	return now;
 }
@@ -562,6 +576,7 @@ static const struct tq_dev_clock tq_dev_monotonic = {
 	.id		= TIMEQ_CLOCK_MONOTONIC,
 	.create		= tq_dev_monotonic_create,
 	.destroy	= tq_dev_monotonic_destroy,
+	.now		= tq_dev_monotonic_now,
 	.catch_up	= tq_dev_monotonic_catch_up,
 	.arm		= tq_dev_monotonic_arm,
 	.remove		= tq_dev_monotonic_remove,
@@ -990,7 +1005,7 @@ static long tq_dev_stats(struct tq_dev_file *f, void *karg, void __user *uarg,
 	arg->filled = min_t(u32, usize, sizeof(*arg));
 	if (f->q) {
 		arg->clock = f->clock->id;
-		arg->now = timeq_now(f->q);
+		arg->now = f->clock->now(f);
 		arg->horizon = f->horizon;
 		arg->max_elements = f->cap;
 		arg->configured = 1;

@@ -499,7 +499,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_min, TIMEQ_NS);
  * @q:		the queue
  *
  * Context: any. Unless the caller excludes the queue's writers, the answer
- * is a snapshot that may already be out of date.
+ * is a snapshot that may already be out of date, and on a 32-bit kernel
+ * may be read torn.
  * Return: the current time of @q in ticks. Every queued time lies in
  * [timeq_now(), timeq_now() + horizon).
  */
