@@ -169,6 +169,13 @@ static void skip_unless_smp_locks(struct kunit *test)
 			   "a lock held here stands for another CPU's: needs SMP spinlocks (runs in qemu)");
 }
 
+/* A 32-bit kernel makes no stores (module/fast.c, "Refresh by a store"). */
+static void skip_unless_stores(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_64BIT))
+		kunit_skip(test, "a 32-bit kernel makes no stores");
+}
+
 #ifdef __KERNEL__
 /* Wait for @done, which @base's callbacks complete; false after 30 s. */
 static bool run_until(struct timeq_base *base, struct completion *done)
@@ -1323,6 +1330,7 @@ static void paths_test_store_refresh(struct kunit *test)
 	u64 old, later, why;
 	struct timeq *q;
 
+	skip_unless_stores(test);
 	st = kunit_kcalloc(test, STORE_TIMERS + 1, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st);
 	base = clock_base(test);
@@ -1392,6 +1400,7 @@ static void paths_test_store_refused(struct kunit *test)
 	struct timeq_base *base;
 	u64 at;
 
+	skip_unless_stores(test);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	base = clock_base(test);
 	timeq_timer_init(&t[0], NULL);
@@ -1446,6 +1455,7 @@ static void paths_test_store_alone(struct kunit *test)
 	struct timeq_fast_stats fs;
 	u64 at;
 
+	skip_unless_stores(test);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	base = clock_base(test);
 	other = clock_base(test);
@@ -1488,6 +1498,7 @@ static void paths_test_store_pending(struct kunit *test)
 	struct timeq *q;
 	u64 at;
 
+	skip_unless_stores(test);
 	skip_unless_smp_locks(test);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	base = clock_base(test);
@@ -1527,6 +1538,7 @@ static void paths_test_store_first(struct kunit *test)
 	unsigned int i;
 	u64 at;
 
+	skip_unless_stores(test);
 	t = kunit_kcalloc(test, FIRST_STALE + 1, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	base = clock_base(test);

@@ -232,7 +232,7 @@ side_by_side() {
 	local queue=0 explore=0 spin_rest
 
 	if want_any queue-sanitizers queue-valgrind queue-m32 queue-paths \
-		    queue-paths-tsan queue-bounded queue-fuzz; then
+		    queue-paths-m32 queue-paths-tsan queue-bounded queue-fuzz; then
 		step queue-build make -C tools/testing/queue -j"$(nproc)" && queue=1
 	fi
 	if want_any explore explore-plant; then
@@ -264,6 +264,7 @@ side_by_side() {
 	if [ $queue = 1 ]; then
 		start_suite queue-m32 tools/testing/queue/run.sh m32
 		start_suite queue-paths tools/testing/queue/run.sh paths
+		start_suite queue-paths-m32 tools/testing/queue/run.sh paths32
 		start_suite queue-bounded tools/testing/queue/run.sh bounded
 		start_suite queue-paths-tsan tools/testing/queue/run.sh tsan
 	fi

@@ -17,6 +17,8 @@
 #   run.sh paths      module/paths.c, fast.c, handoff.c, life.c, clock.c and
 #                     base.c, case by case: the KUnit suite kunit/paths_test.c and the
 #                     white-box suite paths_white.c, ASan+UBSan
+#   run.sh paths32    the same built for i386, as a 32-bit kernel runs them:
+#                     no stores (their cases skip)
 #   run.sh bounded    adversarial sequences against the bound on node visits
 #                     per lock hold of the slow side (bounded.c)
 set -euo pipefail
@@ -43,6 +45,9 @@ paths)
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	exec "$out/test_paths_san"
 	;;
+paths32)
+	exec "$out/test_paths_32"
+	;;
 tsan)
 	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
 	exec "$out/stress_paths_tsan" --fast 500000 --threads 2 --clocked 100000
@@ -68,7 +73,7 @@ fuzz)
 	echo "1..1"
 	;;
 *)
-	echo "usage: $0 san|valgrind|m32|paths|tsan|bounded|fuzz [seconds]" >&2
+	echo "usage: $0 san|valgrind|m32|paths|paths32|tsan|bounded|fuzz [seconds]" >&2
 	exit 2
 	;;
 esac

@@ -64,7 +64,15 @@ void compat_kunit_fail(struct kunit *test, bool abort, const char *file,
 		longjmp(test->abort, 1);
 }
 
-static bool compat_kunit_run_case(struct kunit_case *c, const void *param)
+void compat_kunit_skip(struct kunit *test, const char *why)
+{
+	test->skip = why;
+	longjmp(test->abort, 1);
+}
+
+/* Run a case; *@skip says why it skipped, if it did. */
+static bool compat_kunit_run_case(struct kunit_case *c, const void *param,
+				  const char **skip)
 {
 	static struct kunit test;	/* jmp_buf and actions: not on the stack */
 	long before = compat_allocations;
@@ -83,6 +91,7 @@ static bool compat_kunit_run_case(struct kunit_case *c, const void *param)
 		       compat_allocations - before);
 		test.failed = true;
 	}
+	*skip = test.skip;
 	return !test.failed;
 }
 
@@ -117,6 +126,7 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 {
 	char desc[KUNIT_PARAM_DESC_SIZE], name[512];
 	unsigned int failed = 0;
+	const char *skip;
 	struct kunit_case *c;
 	const void *param;
 	bool ok;
@@ -135,8 +145,9 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 			continue;
 		}
 		if (!c->generate_params) {
-			ok = compat_kunit_run_case(c, NULL);
-			snprintf(name, sizeof(name), "%s.%s", suite->name, c->name);
+			ok = compat_kunit_run_case(c, NULL, &skip);
+			snprintf(name, sizeof(name), "%s.%s%s%s", suite->name,
+				 c->name, skip ? " # SKIP " : "", skip ?: "");
 			report(ok, name);
 			failed += !ok;
 			continue;
@@ -144,9 +155,10 @@ unsigned int compat_kunit_run(struct kunit_suite *suite,
 		desc[0] = 0;
 		for (param = c->generate_params(NULL, desc); param;
 		     param = c->generate_params(param, desc)) {
-			ok = compat_kunit_run_case(c, param);
-			snprintf(name, sizeof(name), "%s.%s %s", suite->name,
-				 c->name, desc);
+			ok = compat_kunit_run_case(c, param, &skip);
+			snprintf(name, sizeof(name), "%s.%s %s%s%s", suite->name,
+				 c->name, desc, skip ? " # SKIP " : "",
+				 skip ?: "");
 			report(ok, name);
 			failed += !ok;
 		}
