@@ -121,8 +121,10 @@ struct timeq_base *tq_base_create_test(u64 now, u64 horizon, unsigned int delta,
 				       unsigned int nbuckets);
 #endif
 
-/* clock.c: the clock's share of a base's life, for base.c. */
+/* base.c: whether timeq_base_create() takes them, for dev.c too. */
 bool tq_base_span_ok(u64 granularity, u64 horizon);
+
+/* clock.c: the clock's share of a base's life, for base.c. */
 void tq_clock_init(struct timeq_base *base, u64 granularity);
 void tq_clock_stop(struct timeq_base *base);
 void tq_clock_release(struct timeq_base *base);

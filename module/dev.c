@@ -223,7 +223,8 @@ struct tq_dev_element {
  *		fields the clock takes have been checked; sets @f->q (and
  *		@f->base) only when it succeeds
  * @destroy:	free them, in release(), when nobody else holds the file
- * @now:	the queue's clock, which the expiry may move meanwhile
+ * @now:	the queue's clock; where the clock runs by itself, the expiry
+ *		may move it meanwhile
  * @catch_up:	bring the queue's clock up to date and return it: where the
  *		clock runs by itself, expire what is due, and a *@time
  *		before the clock becomes the clock

@@ -381,7 +381,8 @@ static int tq_fast_cross(struct timeq *q, struct timeq_timer *timer, u64 time,
 /*
  * Hand a request to the slow path; no lock is held. A 32-bit kernel may
  * read the queue's clock torn, so it judges the window from the tick
- * alone (tq_window() with a clock of 0), which the queue's clock lags.
+ * alone (tq_window() with a clock of 0), which a base's clock lags (a
+ * test base's tick is its clock, read as before).
  */
 static int tq_handoff(struct timeq *q, struct timeq_timer *timer, u64 time)
 {

@@ -68,6 +68,7 @@
 #include <linux/kernel.h>
 #include <linux/llist.h>
 #include <linux/minmax.h>
+#include <linux/sched.h>
 #include <linux/timeq.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>

@@ -715,8 +715,8 @@ static void gen_configure(struct fuzzer *z, struct timeq_configure *c)
 /*
  * The model's verdict on TIMEQ_CONFIGURE of @c read whole: 0 or errno.
  * In tq_dev_configure()'s order: the event size, the ranges, a second
- * configuration, the clock's own fields, the user's files, and the
- * monotonic clock's span.
+ * configuration, the clock's own fields (the monotonic clock's span
+ * among them), the user's files, and the queue's largest horizon.
  */
 static int want_configure(struct fuzzer *z, struct slot *s,
 			  const struct timeq_configure *c)

@@ -70,7 +70,8 @@ void *kunit_kzalloc(struct kunit *test, size_t size, gfp_t gfp);
 void *kunit_kcalloc(struct kunit *test, size_t n, size_t size, gfp_t gfp);
 void compat_kunit_fail(struct kunit *test, bool abort, const char *file,
 		       int line, const char *fmt, ...) __printf(5, 6);
-void compat_kunit_skip(struct kunit *test, const char *why) __attribute__((noreturn));
+void compat_kunit_skip(struct kunit *test, const char *why)
+	__attribute__((noreturn));
 /* Run every case of @suite; @report gets each result. Returns failures. */
 unsigned int compat_kunit_run(struct kunit_suite *suite,
 			      void (*report)(bool ok, const char *name));
@@ -95,8 +96,9 @@ unsigned int compat_kunit_run_all(void (*report)(bool ok, const char *name));
 #define KUNIT_FAIL(t, fmt, ...) \
 	compat_kunit_fail(t, false, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
 /*
- * Skip the case, reported "ok ... # SKIP" with @fmt, a literal. CONFIG_SMP
- * is set here, so only a build's own limits skip: stores in a 32-bit one.
+ * Skip the case, reported "ok ... # SKIP" with @fmt, a literal, in a
+ * 32-bit build, which makes no stores; a 64-bit build runs every case
+ * (CONFIG_SMP is set), so a skip there fails.
  */
 #define kunit_skip(t, fmt) compat_kunit_skip(t, fmt)
 #define kunit_info(t, fmt, ...) \
