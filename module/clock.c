@@ -464,9 +464,9 @@ struct timeq_node *tq_clock_first(struct timeq_base *base)
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_first);
 
 /*
- * The clock of @base's queue, for the slow side, which the expiry may
- * move meanwhile: read under the queue's locks on a 32-bit kernel, which
- * may read a u64 torn, else without them.
+ * The clock of @base's queue, which the expiry may move meanwhile, for
+ * the slow side: read under the queue's locks on a 32-bit kernel, which
+ * may read a u64 torn, and without them on a 64-bit one.
  */
 u64 tq_clock_now(struct timeq_base *base)
 {
