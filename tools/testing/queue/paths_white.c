@@ -188,6 +188,13 @@ static void fix_test_base(struct kunit *test, struct fix *f, u64 now, u64 horizo
 	fix_base(test, f, tq_base_create_test(now, horizon, delta, nbuckets));
 }
 
+/* A 32-bit build makes no stores (module/fast.c, "Refresh by a store"). */
+static void skip_unless_stores(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_64BIT))
+		kunit_skip(test, "a 32-bit build makes no stores");
+}
+
 /* The test base most cases use: delta 16, M 16, now 0, horizon 256. */
 static void fix_std(struct kunit *test, struct fix *f)
 {
@@ -1321,8 +1328,7 @@ static void white_test_due_store(struct kunit *test)
 	u64 base, tick;
 	unsigned int i;
 
-	if (!IS_ENABLED(CONFIG_64BIT))
-		kunit_skip(test, "a 32-bit build makes no stores");
+	skip_unless_stores(test);
 	tick = due_setup(test, &f, &base, 1);
 	for (i = 0; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, tq_tag(&f.c[i].timer.node), TQ_TAG_OUT);
@@ -1358,8 +1364,7 @@ static void white_test_store_handed(struct kunit *test)
 	struct fix f;
 	u64 tick;
 
-	if (!IS_ENABLED(CONFIG_64BIT))
-		kunit_skip(test, "a 32-bit build makes no stores");
+	skip_unless_stores(test);
 	fix_clocked(test, &f, 1024);
 	x = &f.c[0].timer;
 	tick = timeq_base_ticks(f.base);
@@ -1462,8 +1467,7 @@ static void white_test_store_retake(struct kunit *test)
 	struct fix f;
 	unsigned int i;
 
-	if (!IS_ENABLED(CONFIG_64BIT))
-		kunit_skip(test, "a 32-bit build makes no stores");
+	skip_unless_stores(test);
 	fix_clocked(test, &f, 1024);
 	r.f = &f;
 	r.x = &f.c[0].timer;
