@@ -201,18 +201,26 @@ void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock)
  * this wrote it, so whichever of this and the slow side arms last arms
  * for the latest minimum. A @min_time read while the slow side is between
  * steps is U64_MAX, and changes nothing: the slow side arms when it ends.
+ * On a 32-bit kernel a write of @min_time may be under way, on another
+ * CPU or in the code this interrupted (tq_min_time_read()): then the work
+ * arms, under the queue's locks.
  */
 void tq_clock_kick(struct timeq *q)
 {
 	struct timeq_base *base = tq_base_of(q);
+	bool read = true;
 	unsigned long flags;
 	u64 time;
 
 	raw_spin_lock_irqsave(&base->arm_lock, flags);
-	time = READ_ONCE(q->min_time);
-	if (!READ_ONCE(base->stopping) && time != U64_MAX)
-		tq_clock_set(base, time, false);
+	if (!READ_ONCE(base->stopping)) {
+		read = tq_min_time_read(q, &time);
+		if (read && time != U64_MAX)
+			tq_clock_set(base, time, false);
+	}
 	raw_spin_unlock_irqrestore(&base->arm_lock, flags);
+	if (!read)
+		queue_work(timeq_wq, &base->work);
 }
 
 /*

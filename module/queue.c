@@ -320,10 +320,19 @@ EXPORT_SYMBOL_IF_KUNIT(tq_bitmap_next);
 
 /* --- linking nodes into lists and out --- */
 
+/* @min_time is read without head_lock: see tq_min_time_read(). */
 static void tq_set_min(struct timeq *q, struct timeq_node *node)
 {
+	u64 time = node ? node->time : U64_MAX;
+
 	WRITE_ONCE(q->min, node);
-	WRITE_ONCE(q->min_time, node ? node->time : U64_MAX);
+	if (IS_ENABLED(CONFIG_64BIT)) {
+		WRITE_ONCE(q->min_time, time);
+		return;
+	}
+	raw_write_seqcount_begin(&q->min_seq);
+	q->min_time = time;
+	raw_write_seqcount_end(&q->min_seq);
 }
 
 /* Append @node to its list in spread array @spread. */
@@ -898,6 +907,7 @@ int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 	q->delta_shift = delta_shift;
 	q->buckets_shift = buckets_shift;
 	q->min_time = U64_MAX;
+	seqcount_init(&q->min_seq);
 	q->budget = TIMEQ_STEP;
 	return 0;
 }

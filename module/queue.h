@@ -13,6 +13,7 @@
 #include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/list.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/timeq.h>
 
@@ -68,6 +69,8 @@ struct timeq_spread {
  * @min:	the earliest node (first inserted among equals), or NULL when
  *		the queue is empty or work is pending
  * @min_time:	the time of @min, or U64_MAX without one
+ * @min_seq:	counts the writes of @min_time on a 32-bit kernel, for
+ *		reads without head_lock (tq_min_time_read())
  * @head:	the spread array of the current bucket, the one @now is in
  * @head2:	the spread array of part of the next bucket
  * @focus:	the spread array of one far bucket, @focus_bucket
@@ -93,7 +96,7 @@ struct timeq_spread {
  *		account for every element with it
  * @fifo:	each node's insertion number, or NULL (with %TIMEQ_DEBUG_FIFO
  *		only; struct tq_fifo)
- * @head_lock:	guards @head, @now, @min and @min_time
+ * @head_lock:	guards @head, @now, @min, @min_time and @min_seq
  * @head2_lock:	guards @head2
  * @bucket_lock: guards the calendar, @focus and @focus_bucket
  * @counters:	what each CPU counted of the queue (module/counters.h)
@@ -124,6 +127,7 @@ struct timeq {
 	u64			now;
 	struct timeq_node	*min;
 	u64			min_time;
+	seqcount_t		min_seq;
 
 	spinlock_t		head2_lock ____cacheline_aligned_in_smp;
 
@@ -162,6 +166,28 @@ static inline unsigned long tq_count(const struct timeq *q)
 {
 	return READ_ONCE(q->spreads[0].count) + READ_ONCE(q->spreads[1].count) +
 	       READ_ONCE(q->spreads[2].count) + READ_ONCE(q->calendar_count);
+}
+
+/*
+ * @min_time read without head_lock into *@time, whole: on a 64-bit kernel
+ * by one load; on a 32-bit one, which may read a u64 torn, only if no
+ * write of it was under way or landed during the read. It never waits:
+ * the caller may have interrupted the writer on its own CPU.
+ * Return: whether *@time was read.
+ */
+static inline bool tq_min_time_read(struct timeq *q, u64 *time)
+{
+	unsigned int seq;
+
+	if (IS_ENABLED(CONFIG_64BIT)) {
+		*time = READ_ONCE(q->min_time);
+		return true;
+	}
+	seq = raw_read_seqcount(&q->min_seq);
+	if (seq & 1)
+		return false;
+	*time = q->min_time;
+	return !read_seqcount_retry(&q->min_seq, seq);
 }
 
 /*

@@ -1810,6 +1810,43 @@ static void white_test_hrtimer(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, tq_clock_armed_at(f.base) == U64_MAX);
 }
 
+/*
+ * The kick reads the minimum whole or not at all. On a 32-bit kernel a
+ * kick that comes while @min_time is being written (here a write begun,
+ * half of it in place) arms nothing and queues the work, which arms for
+ * the minimum under the locks; a 64-bit kernel reads it in one load.
+ */
+static void white_test_kick_torn(struct kunit *test)
+{
+	struct fix f;
+	u64 now, min;
+
+	fix_clocked(test, &f, 1024);
+	now = timeq_now(f.q);
+	KUNIT_ASSERT_EQ(test, fast(f.base, &f.c[0].timer, now + 300), TIMEQ_APPLIED);
+	KUNIT_EXPECT_TRUE(test, f.base->kick.pending);
+	KUNIT_EXPECT_TRUE(test, tq_clock_armed_at(f.base) == U64_MAX);
+	if (!IS_ENABLED(CONFIG_64BIT)) {
+		min = f.q->min_time;
+		raw_write_seqcount_begin(&f.q->min_seq);
+		/* The high half of a later time beside the low one of this. */
+		f.q->min_time = min + (1ULL << 32);
+		KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.base->kick));
+		KUNIT_EXPECT_TRUE(test, tq_clock_armed_at(f.base) == U64_MAX);
+		KUNIT_EXPECT_TRUE(test, work_pending(&f.base->work));
+		f.q->min_time = min;
+		raw_write_seqcount_end(&f.q->min_seq);
+		settle(f.base);
+	} else {
+		KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.base->kick));
+	}
+	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.base), now + 300);
+	KUNIT_EXPECT_EQ(test, armed_ns(), (now + 300) * GRAN);
+	run_all(f.base);
+	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
+	KUNIT_EXPECT_EQ(test, f.c[0].early, 0);
+}
+
 static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_window_test_base),
 	KUNIT_CASE(white_test_window_clocked),
@@ -1840,6 +1877,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_callback_sees_min),
 	KUNIT_CASE(white_test_room_waits_for_clock),
 	KUNIT_CASE(white_test_hrtimer),
+	KUNIT_CASE(white_test_kick_torn),
 	{}
 };
 

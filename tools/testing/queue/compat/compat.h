@@ -975,6 +975,46 @@ static inline void msleep(unsigned int ms)
 }
 #endif /* COMPAT_EXPLORE */
 
+/*
+ * <linux/seqlock.h>: a sequence count, odd while its writer, who holds a
+ * lock, writes; a reader that finds it odd or changed knows its read may
+ * be torn.
+ */
+typedef struct {
+	unsigned int		sequence;
+} seqcount_t;
+
+static inline void seqcount_init(seqcount_t *s)
+{
+	s->sequence = 0;
+}
+
+static inline void raw_write_seqcount_begin(seqcount_t *s)
+{
+	WRITE_ONCE(s->sequence, s->sequence + 1);
+	smp_wmb();
+}
+
+static inline void raw_write_seqcount_end(seqcount_t *s)
+{
+	smp_wmb();
+	WRITE_ONCE(s->sequence, s->sequence + 1);
+}
+
+static inline unsigned int raw_read_seqcount(seqcount_t *s)
+{
+	unsigned int seq = READ_ONCE(s->sequence);
+
+	smp_rmb();
+	return seq;
+}
+
+static inline bool read_seqcount_retry(seqcount_t *s, unsigned int start)
+{
+	smp_rmb();
+	return READ_ONCE(s->sequence) != start;
+}
+
 /* <linux/completion.h>, on the wait queue of either build */
 struct completion {
 	atomic_t		done;
