@@ -22,7 +22,8 @@
  *    and the slow side take with interrupts off: each reads @min_time
  *    inside it and sets the hrtimer only earlier than @armed, so the
  *    last to arm saw the latest minimum, and the hrtimer is never left
- *    later than the minimum once both have run. (Without it, a kick that
+ *    later than the minimum once both have run (and the work, where a
+ *    kick could not read @min_time whole). (Without it, a kick that
  *    read an older, later minimum could start the hrtimer after the slow
  *    side had set it earlier, and @armed would then hide the loss.)
  *  - The hrtimer's handler only queues the base's work (handoff.c); the
@@ -196,14 +197,14 @@ void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock)
 
 /*
  * The fast path moved the minimum earlier than the hrtimer may be set for:
- * re-arm it. In the irq_work's hard interrupt, without the queue's locks:
- * @min_time is read inside @arm_lock, after the fast update that kicked
- * this wrote it, so whichever of this and the slow side arms last arms
- * for the latest minimum. A @min_time read while the slow side is between
- * steps is U64_MAX, and changes nothing: the slow side arms when it ends.
- * On a 32-bit kernel a write of @min_time may be under way, on another
- * CPU or in the code this interrupted (tq_min_time_read()): then the work
- * arms, under the queue's locks.
+ * re-arm it. In the irq_work (hard interrupt context, or its thread on
+ * PREEMPT_RT), without the queue's locks: @min_time is read inside
+ * @arm_lock, after the fast update that kicked this wrote it, so whichever
+ * of this and the slow side arms last arms for the latest minimum. A
+ * @min_time read while the slow side is between steps is U64_MAX, and
+ * changes nothing: the slow side arms when it ends. If it cannot be read
+ * whole (tq_min_time_read(), a 32-bit kernel), the work arms, under the
+ * queue's locks. A test base has no hrtimer.
  */
 void tq_clock_kick(struct timeq *q)
 {
@@ -212,6 +213,8 @@ void tq_clock_kick(struct timeq *q)
 	unsigned long flags;
 	u64 time;
 
+	if (tq_base_test(base))
+		return;
 	raw_spin_lock_irqsave(&base->arm_lock, flags);
 	if (!READ_ONCE(base->stopping)) {
 		read = tq_min_time_read(q, &time);

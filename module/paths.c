@@ -15,7 +15,8 @@
  * Locks
  * -----
  *
- *	head_lock	the array playing head, @now, @min, @min_time and @min_seq
+ *	head_lock	the array playing head, @now, @min, @min_time and
+ *			@min_seq
  *	head2_lock	the array playing head2
  *	bucket_lock	the calendar (bucket lists, bitmap, counts), the array
  *			playing focus, and @focus_bucket

@@ -90,7 +90,11 @@ static inline bool tq_far_ok(const struct timeq *q,
 	 * writes it once, with its final value), and a holder of head_lock
 	 * alone changes the pair only from near node to near node, or to a
 	 * near node from a far one: both earlier than any far @time, so a
-	 * pair read half old, half new still tells "far and no earlier".
+	 * pair read half old, half new still tells "far and no earlier". A
+	 * 32-bit kernel may read @min_time torn, but only during such a
+	 * write, whose value is earlier than any far @time: a torn value
+	 * that tells "no earlier" agrees with the value written, and one
+	 * that does not defers.
 	 */
 	return tq_in_window(q, time) && tq_rel(q, time) >= 2 &&
 	       READ_ONCE(q->min) && time >= READ_ONCE(q->min_time);

@@ -320,19 +320,18 @@ EXPORT_SYMBOL_IF_KUNIT(tq_bitmap_next);
 
 /* --- linking nodes into lists and out --- */
 
-/* @min_time is read without head_lock: see tq_min_time_read(). */
+/*
+ * @min and @min_time are read without head_lock too: by tq_min_time_read()
+ * and by tq_far_ok() (module/paths.h).
+ */
 static void tq_set_min(struct timeq *q, struct timeq_node *node)
 {
-	u64 time = node ? node->time : U64_MAX;
-
 	WRITE_ONCE(q->min, node);
-	if (IS_ENABLED(CONFIG_64BIT)) {
-		WRITE_ONCE(q->min_time, time);
-		return;
-	}
-	raw_write_seqcount_begin(&q->min_seq);
-	q->min_time = time;
-	raw_write_seqcount_end(&q->min_seq);
+	if (!IS_ENABLED(CONFIG_64BIT))
+		raw_write_seqcount_begin(&q->min_seq);
+	WRITE_ONCE(q->min_time, node ? node->time : U64_MAX);
+	if (!IS_ENABLED(CONFIG_64BIT))
+		raw_write_seqcount_end(&q->min_seq);
 }
 
 /* Append @node to its list in spread array @spread. */

@@ -69,7 +69,7 @@ struct timeq_spread {
  * @min:	the earliest node (first inserted among equals), or NULL when
  *		the queue is empty or work is pending
  * @min_time:	the time of @min, or U64_MAX without one
- * @min_seq:	counts the writes of @min_time on a 32-bit kernel, for
+ * @min_seq:	odd while @min_time is written, on a 32-bit kernel only, for
  *		reads without head_lock (tq_min_time_read())
  * @head:	the spread array of the current bucket, the one @now is in
  * @head2:	the spread array of part of the next bucket
@@ -172,7 +172,9 @@ static inline unsigned long tq_count(const struct timeq *q)
  * @min_time read without head_lock into *@time, whole: on a 64-bit kernel
  * by one load; on a 32-bit one, which may read a u64 torn, only if no
  * write of it was under way or landed during the read. It never waits:
- * the caller may have interrupted the writer on its own CPU.
+ * the caller may have interrupted the writer on its own CPU (or, on
+ * PREEMPT_RT, where head_lock sleeps, preempted it), which is why
+ * @min_seq is a plain seqcount_t written with the raw_ calls.
  * Return: whether *@time was read.
  */
 static inline bool tq_min_time_read(struct timeq *q, u64 *time)
@@ -183,10 +185,9 @@ static inline bool tq_min_time_read(struct timeq *q, u64 *time)
 		*time = READ_ONCE(q->min_time);
 		return true;
 	}
-	seq = raw_read_seqcount(&q->min_seq);
-	if (seq & 1)
-		return false;
-	*time = q->min_time;
+	/* Odd, a write under way: even, and the retry fails. */
+	seq = raw_seqcount_begin(&q->min_seq);
+	*time = READ_ONCE(q->min_time);
 	return !read_seqcount_retry(&q->min_seq, seq);
 }
 

@@ -1811,35 +1811,43 @@ static void white_test_hrtimer(struct kunit *test)
 }
 
 /*
- * The kick reads the minimum whole or not at all. On a 32-bit kernel a
- * kick that comes while @min_time is being written (here a write begun,
- * half of it in place) arms nothing and queues the work, which arms for
- * the minimum under the locks; a 64-bit kernel reads it in one load.
+ * The kick reads the minimum whole or not at all. On a 32-bit kernel each
+ * write of @min_time goes through @min_seq, and a kick that comes while
+ * one is under way (here a write begun, half of it in place) arms nothing
+ * and queues the work, which arms for the minimum under the locks. A
+ * 64-bit kernel reads it in one load, whatever @min_seq says.
  */
 static void white_test_kick_torn(struct kunit *test)
 {
+	unsigned int seq;
 	struct fix f;
 	u64 now, min;
 
 	fix_clocked(test, &f, 1024);
 	now = timeq_now(f.q);
+	seq = f.q->min_seq.sequence;
 	KUNIT_ASSERT_EQ(test, fast(f.base, &f.c[0].timer, now + 300), TIMEQ_APPLIED);
+	KUNIT_EXPECT_EQ(test, f.q->min_seq.sequence,
+			IS_ENABLED(CONFIG_64BIT) ? seq : seq + 2);
 	KUNIT_EXPECT_TRUE(test, f.base->kick.pending);
+	KUNIT_EXPECT_FALSE(test, work_pending(&f.base->work));
 	KUNIT_EXPECT_TRUE(test, tq_clock_armed_at(f.base) == U64_MAX);
-	if (!IS_ENABLED(CONFIG_64BIT)) {
-		min = f.q->min_time;
-		raw_write_seqcount_begin(&f.q->min_seq);
+	min = f.q->min_time;
+	raw_write_seqcount_begin(&f.q->min_seq);
+	if (!IS_ENABLED(CONFIG_64BIT))
 		/* The high half of a later time beside the low one of this. */
 		f.q->min_time = min + (1ULL << 32);
-		KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.base->kick));
+	KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.base->kick));
+	if (!IS_ENABLED(CONFIG_64BIT)) {
 		KUNIT_EXPECT_TRUE(test, tq_clock_armed_at(f.base) == U64_MAX);
 		KUNIT_EXPECT_TRUE(test, work_pending(&f.base->work));
 		f.q->min_time = min;
-		raw_write_seqcount_end(&f.q->min_seq);
-		settle(f.base);
 	} else {
-		KUNIT_EXPECT_TRUE(test, compat_run_irq_work(&f.base->kick));
+		KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.base), now + 300);
+		KUNIT_EXPECT_FALSE(test, work_pending(&f.base->work));
 	}
+	raw_write_seqcount_end(&f.q->min_seq);
+	settle(f.base);
 	KUNIT_EXPECT_EQ(test, tq_clock_armed_at(f.base), now + 300);
 	KUNIT_EXPECT_EQ(test, armed_ns(), (now + 300) * GRAN);
 	run_all(f.base);

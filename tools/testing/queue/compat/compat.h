@@ -1001,12 +1001,13 @@ static inline void raw_write_seqcount_end(seqcount_t *s)
 	WRITE_ONCE(s->sequence, s->sequence + 1);
 }
 
-static inline unsigned int raw_read_seqcount(seqcount_t *s)
+/* Without waiting: an odd count comes back even, so the retry fails. */
+static inline unsigned int raw_seqcount_begin(seqcount_t *s)
 {
 	unsigned int seq = READ_ONCE(s->sequence);
 
 	smp_rmb();
-	return seq;
+	return seq & ~1u;
 }
 
 static inline bool read_seqcount_retry(seqcount_t *s, unsigned int start)
