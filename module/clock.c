@@ -205,18 +205,19 @@ void tq_clock_changed(struct timeq *q) __must_hold(&q->head_lock)
  * changes nothing: the slow side arms when it ends. If it cannot be read
  * whole (tq_min_time_read(), a 32-bit kernel), the work arms, under the
  * queue's locks. A test base has no hrtimer.
+ * Return: false once the base is stopping (tq_clock_stop()): then the
+ * kick arms nothing and queues no work.
  */
-void tq_clock_kick(struct timeq *q)
+bool tq_clock_kick(struct timeq *q)
 {
 	struct timeq_base *base = tq_base_of(q);
-	bool read = true;
+	bool live, read = true;
 	unsigned long flags;
 	u64 time;
 
-	if (tq_base_test(base))
-		return;
 	raw_spin_lock_irqsave(&base->arm_lock, flags);
-	if (!READ_ONCE(base->stopping)) {
+	live = !base->stopping;
+	if (live && !tq_base_test(base)) {
 		read = tq_min_time_read(q, &time);
 		if (read && time != U64_MAX)
 			tq_clock_set(base, time, false);
@@ -224,6 +225,7 @@ void tq_clock_kick(struct timeq *q)
 	raw_spin_unlock_irqrestore(&base->arm_lock, flags);
 	if (!read)
 		queue_work(timeq_wq, &base->work);
+	return live;
 }
 
 /*
@@ -719,14 +721,20 @@ void tq_clock_exit(struct timeq_base *base)
 /*
  * The first step of timeq_base_destroy(): no more hrtimer, and no more
  * work queued by it or by a kick (tq_handoff_exit() then waits for the
- * work).
+ * work, and for a kick that a callback running meanwhile queues). Marked
+ * under the queue's locks, which the slow side arms under, and under
+ * @arm_lock, which a kick reads the mark under: neither starts the
+ * hrtimer, nor a kick the work, once it is set.
  */
 void tq_clock_stop(struct timeq_base *base)
 {
 	struct timeq *q = &base->queue;
+	unsigned long flags;
 
 	tq_lock(q);
+	raw_spin_lock_irqsave(&base->arm_lock, flags);
 	WRITE_ONCE(base->stopping, true);
+	raw_spin_unlock_irqrestore(&base->arm_lock, flags);
 	tq_unlock(q);
 	irq_work_sync(&base->kick);
 	hrtimer_cancel(&base->hrtimer);

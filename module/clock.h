@@ -142,7 +142,7 @@ int tq_clock_make_room(struct timeq *q, u64 time) __must_hold(&q->head_lock)
 bool tq_clock_cancel_due(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);
 void tq_clock_expire(struct timeq *q);
-void tq_clock_kick(struct timeq *q);
+bool tq_clock_kick(struct timeq *q);
 u64 tq_clock_fast_tick(const struct timeq *q);
 bool tq_clock_running(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock);

@@ -348,8 +348,7 @@ static void tq_kick(struct irq_work *kick)
 	struct timeq_base *base = container_of(kick, struct timeq_base, kick);
 	struct timeq *q = &base->queue;
 
-	tq_clock_kick(q);
-	if (!llist_empty(&base->handoffs))
+	if (tq_clock_kick(q) && !llist_empty(&base->handoffs))
 		queue_work(timeq_wq, &base->work);
 	/* A request was pushed, or a refused one cleared PENDING. */
 	smp_mb();
@@ -365,13 +364,15 @@ void tq_handoff_init(struct timeq_base *base)
 }
 
 /*
- * Stop the hand-off of @base, which is going away (base.c): no kick and no
- * work runs after this, and the requests still handed off are dropped.
+ * Stop the hand-off of @base, which is going away (base.c), once it is
+ * stopping (tq_clock_stop()): no kick and no work runs after this, and the
+ * requests still handed off are dropped. The work first: a callback it
+ * runs may kick, and a kick queues no work once the base is stopping.
  */
 void tq_handoff_exit(struct timeq_base *base)
 {
-	irq_work_sync(&base->kick);
 	cancel_work_sync(&base->work);
+	irq_work_sync(&base->kick);
 	tq_discard(&base->queue);
 }
 

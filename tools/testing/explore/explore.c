@@ -361,6 +361,7 @@ int main(int argc, char **argv)
 			continue;
 		if (sc->rw_limit > cfg.rw_limit)
 			cfg.rw_limit = sc->rw_limit;
+		cfg.lazy_irq_work = sc->lazy_irq_work;
 		if (cfg.sched == XP_SCHED_PCT && !cfg.k)
 			cfg.k = measure_k(sc, &cfg);
 

@@ -34,6 +34,12 @@ struct xp_config {
 	 * on a lower thread is a livelock).
 	 */
 	unsigned int	yield_demotes;
+	/*
+	 * PCT: each CPU's interrupt thread runs below every other thread,
+	 * as irq_work does where there is no self-interrupt and it waits for
+	 * the next tick (a queued irq_work then runs once all else waits).
+	 */
+	bool		lazy_irq_work;
 	unsigned int	nchanges;	/* PCT: change points given, not drawn */
 	unsigned long	changes[16];
 };
@@ -151,6 +157,7 @@ struct xw {
 	struct timeq		*q;		/* the base's queue */
 	struct timeq_base	*base;		/* clocked, or a test base */
 	bool			clocked;
+	bool			destroyed;	/* xw_destroy() has begun */
 	u64			gran;		/* ns per tick, clocked only */
 	u64			horizon;
 	struct xt		t[XW_TIMERS];
@@ -181,6 +188,13 @@ void xw_advance_to(struct xw *w, u64 tick);
  * The timer calls of include/linux/timeq.h on the world's base: a clocked
  * one, or a test base (tq_base_create_test(), module/base.c).
  */
+/*
+ * timeq_base_destroy() of the world's base, from a scenario's thread: the
+ * world's checks no longer look at the base once it has begun, and the
+ * run's end checks only the timers, released; the free itself is checked
+ * by xp_freeing() (sched.c).
+ */
+void xw_destroy(struct xw *w);
 int xw_timer_arm(struct xw *w, struct xt *t, u64 time);
 int xw_timer_move(struct xw *w, struct xt *t, u64 time);
 int xw_timer_delete(struct xw *w, struct xt *t);
@@ -240,6 +254,8 @@ struct scenario {
 	 * be points.
 	 */
 	int		rw_limit;
+	/* Run with xp_config's lazy_irq_work. */
+	bool		lazy_irq_work;
 };
 
 extern const struct scenario xw_scenarios[];

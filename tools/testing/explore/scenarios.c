@@ -1281,101 +1281,141 @@ static void s6_final(struct xw *w)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * timeq_base_destroy() while the work runs a callback that arms its own
+ * timer again by a fast update, earlier than the other timer: the
+ * update kicks the base's irq_work. A callback running is waited for,
+ * and may arm its timer meanwhile (timeq_base_destroy()'s kernel-doc).
+ * Oracle: nothing active is freed (xp_freeing(): no kick, work or hrtimer
+ * of the base left queued), and the timers come out released.
+ */
+static void dk_hook(struct xt *t)
+{
+	xw_fast_update(t->w, t, xw_tick(t->w) + H - 1);
+}
+
+static void dk_clock(void *arg)
+{
+	xw_advance_to(arg, 4);
+}
+
+static void dk_owner(void *arg)
+{
+	xw_destroy(arg);
+}
+
+static void dk_setup(struct xw *w)
+{
+	struct xt *a;
+
+	xw_create(w, true, 0, H, D, M);
+	a = armed(w, 3, false);
+	a->exact = false;
+	a->hook = dk_hook;
+	armed(w, 9, false);
+	xp_spawn("clock", dk_clock, w, 0);
+	xp_spawn("owner", dk_owner, w, 0);
+}
+
+/* ------------------------------------------------------------------ */
 
 const struct scenario xw_scenarios[] = {
 	{ "d1-expire-vs-delete-sync",
 	  "defect 1: delete_sync during the expiry's far resolve; no callback after free",
-	  1, d1_setup, NULL, NULL, 0 },
+	  1, d1_setup, NULL, NULL, 0, false },
 	{ "d2-near-vs-far-insert",
 	  "defect 2: near-lane settle vs a bucket_lock-only insert; the minimum",
-	  2, d2_setup, NULL, d2_final, 0 },
+	  2, d2_setup, NULL, d2_final, 0, false },
 	{ "d2-near-vs-far-lane",
 	  "defect 2: near-lane settle vs the far lane; the minimum",
-	  2, d2b_setup, NULL, d2_final, 0 },
+	  2, d2b_setup, NULL, d2_final, 0, false },
 	{ "d3-drain-relock-vs-walk",
 	  "defect 3: a drain past its budget vs a pending WALK; the minimum",
-	  3, d3_setup, NULL, d3_final, 0 },
+	  3, d3_setup, NULL, d3_final, 0, false },
 	{ "d4-kick-vs-arm",
 	  "defect 4: the kick vs a slow-side arm; the hrtimer against the minimum",
-	  4, d4_setup, NULL, NULL, 0 },
+	  4, d4_setup, NULL, NULL, 0, false },
 	{ "d4-two-kicks",
 	  "defect 4: two kicks on two CPUs; the hrtimer against the minimum",
-	  4, d4b_setup, NULL, NULL, 0 },
+	  4, d4b_setup, NULL, NULL, 0, false },
 	{ "d5-deferred-beyond-lag",
 	  "defect 5: a DEFERRED fast update beyond the lagging clock; it fires",
-	  5, d5_setup, NULL, NULL, 0 },
+	  5, d5_setup, NULL, NULL, 0, false },
 	{ "d6-min-for-dev",
 	  "defect 6: timeq_min() during a resolve of a non-empty queue; never NULL",
-	  6, d6_setup, NULL, d6_final, 0 },
+	  6, d6_setup, NULL, d6_final, 0, false },
 	{ "d7-delete-vs-handoff",
 	  "defect 7: timer_delete vs a fast update's hand-off; no livelock",
-	  7, d7_setup, NULL, d7_final, 0 },
+	  7, d7_setup, NULL, d7_final, 0, false },
 	{ "d7-shutdown-vs-handoff",
 	  "defect 7: shutdown_sync vs a fast update's hand-off; no livelock",
-	  7, d7b_setup, NULL, d7_final, 0 },
+	  7, d7b_setup, NULL, d7_final, 0, false },
 	{ "d7-arm-vs-drain-gap",
 	  "defect 7: timer_arm vs a drain's relock with its request; no livelock",
-	  7, d7c_setup, NULL, d7c_final, 0 },
+	  7, d7c_setup, NULL, d7c_final, 0, false },
 	{ "fast-vs-slow",
 	  "fast update and fast min vs slow arm/move/delete/delete_min; invariants, order",
-	  0, g1_setup, NULL, g1_final, 0 },
+	  0, g1_setup, NULL, g1_final, 0, false },
 	{ "slow-ops-long-buckets",
 	  "insert/update/delete/delete_min/del_less_than over buckets > TIMEQ_HOLD",
-	  0, g2_setup, NULL, g2_final, 0 },
+	  0, g2_setup, NULL, g2_final, 0, false },
 	{ "drain-past-budget",
 	  "70 hand-offs drained in two holds vs slow and fast calls; all applied",
-	  0, g3_setup, NULL, g3_final, 0 },
+	  0, g3_setup, NULL, g3_final, 0, false },
 	{ "expiry-callbacks",
 	  "work and timeq_expire() callbacks vs arm/move; order, never early, all fire",
-	  0, g4_setup, NULL, g4_final, 0 },
+	  0, g4_setup, NULL, g4_final, 0, false },
 	{ "shutdown-rearming",
 	  "shutdown_sync of a self-re-arming timer, then free; no callback after",
-	  0, g5_setup, NULL, NULL, 0 },
+	  0, g5_setup, NULL, NULL, 0, false },
 	{ "fast-update-vs-expiry",
 	  "a fast update as its timer expires; fires once or twice, last on time",
-	  0, g6_setup, NULL, g6_final, 0 },
+	  0, g6_setup, NULL, g6_final, 0, false },
 	{ "requests-one-timer",
 	  "two fast requests of one timer, handed off and in place; latest wins",
-	  0, g8_setup, NULL, g8_final, 0 },
+	  0, g8_setup, NULL, g8_final, 0, false },
 	{ "requests-three-softirqs",
 	  "three fast requests of one timer, two handed off; latest wins",
-	  0, g9_setup, NULL, g8_final, 0 },
+	  0, g9_setup, NULL, g8_final, 0, false },
 	{ "requests-vs-delete",
 	  "two fast requests vs timer_delete; none lands after the delete",
-	  0, g10_setup, NULL, g10_final, 0 },
+	  0, g10_setup, NULL, g10_final, 0, false },
 	{ "shutdown-vs-requests",
 	  "shutdown_sync vs fast updates; no reference left when it returns",
-	  0, g11_setup, NULL, g10_final, 0 },
+	  0, g11_setup, NULL, g10_final, 0, false },
 	{ "walk-vs-near-insert",
 	  "a near-lane insert during a WALK's lock drop; the minimum",
-	  0, g12_setup, NULL, g12_final, 0 },
+	  0, g12_setup, NULL, g12_final, 0, false },
 	{ "far-path-vs-near-lane",
 	  "a bucket_lock-only update/delete vs the near lane; invariants",
-	  0, g13_setup, NULL, g13_final, 0 },
+	  0, g13_setup, NULL, g13_final, 0, false },
 	{ "move-vs-expiry",
 	  "timeq_timer_move() as its timer expires; fires exactly once",
-	  0, g7_setup, NULL, g7_final, 0 },
+	  0, g7_setup, NULL, g7_final, 0, false },
 	{ "store-vs-drain",
 	  "a store after a hand-off of the same timer vs the drain; latest wins",
-	  0, s1_setup, s_tracked, NULL, 4 },
+	  0, s1_setup, s_tracked, NULL, 4, false },
 	{ "store-vs-expiry",
 	  "a store as its timer expires; stored: fires once, at the new time",
-	  0, s2_setup, NULL, s2_final, 0 },
+	  0, s2_setup, NULL, s2_final, 0, false },
 	{ "store-vs-delete",
 	  "a store vs timer_delete; latest wins",
-	  0, s3_setup, s_tracked, NULL, 0 },
+	  0, s3_setup, s_tracked, NULL, 0, false },
 	{ "store-vs-first",
 	  "stores vs tq_clock_first() filing them; latest wins",
-	  0, s4_setup, s_tracked, NULL, 0 },
+	  0, s4_setup, s_tracked, NULL, 0, false },
 	{ "store-vs-first-door",
 	  "stores vs tq_clock_first() past its budget, in its door; latest wins",
-	  0, s4b_setup, s_tracked, NULL, 0 },
+	  0, s4b_setup, s_tracked, NULL, 0, false },
 	{ "store-vs-refile-pending",
 	  "a store vs the expiry filing its timer again, a request pending; latest wins",
-	  0, s5_setup, s_tracked, NULL, 0 },
+	  0, s5_setup, s_tracked, NULL, 0, false },
+	{ "destroy-vs-callback",
+	  "destroy while a callback arms its timer by a fast update; nothing active freed",
+	  0, dk_setup, NULL, NULL, 0, true },
 	{ "refiles-in-one-hold",
 	  "a store and a delete_sync vs the expiry filing two timers in one hold",
-	  0, s6_setup, s_tracked, s6_final, 0 },
+	  0, s6_setup, s_tracked, s6_final, 0, false },
 };
 
 const unsigned int xw_nscenarios = ARRAY_SIZE(xw_scenarios);

@@ -719,6 +719,48 @@ void xp_hrtimer_setup(struct hrtimer *timer,
 	xp.hrtimers_tail = &timer->next;
 }
 
+/*
+ * compat's kfree() of @size bytes at @ptr: as the kernel's debugobjects
+ * would, fail if an hrtimer, a work item or an irq_work in them is still
+ * queued or running, for it would run on freed memory; and forget the
+ * hrtimers in them, which the run would otherwise look at again.
+ */
+void xp_freeing(const void *ptr, size_t size)
+{
+	const char *lo = ptr, *hi = lo + size;
+	struct work_struct *work;
+	struct hrtimer **link;
+	struct irq_work *iw;
+	int cpu;
+
+#define XP_IN(p)	((const char *)(p) >= lo && (const char *)(p) < hi)
+	for (link = &xp.hrtimers; *link;) {
+		struct hrtimer *timer = *link;
+
+		if (!XP_IN(timer)) {
+			link = &timer->next;
+			continue;
+		}
+		if (timer->enqueued || timer->running)
+			xp_fail(__FILE__, __LINE__,
+				"an hrtimer is freed while it is %s",
+				timer->running ? "running" : "armed");
+		*link = timer->next;
+		if (xp.hrtimers_tail == &timer->next)
+			xp.hrtimers_tail = link;
+	}
+	for (work = xp.wq_head; work; work = work->next)
+		if (XP_IN(work))
+			xp_fail(__FILE__, __LINE__,
+				"a work item is freed while it is queued");
+	for (cpu = 0; cpu < COMPAT_NR_CPUS; cpu++)
+		for (iw = xp.irq_head[cpu]; iw; iw = iw->next)
+			if (XP_IN(iw))
+				xp_fail(__FILE__, __LINE__,
+					"an irq_work is freed while it is queued");
+#undef XP_IN
+}
+
 struct hrtimer *xp_hrtimer_first(void)
 {
 	return xp.hrtimers;
@@ -978,13 +1020,18 @@ static struct xp_thread *xp_new(const char *name, enum xt_kind kind,
  */
 static void xp_irqd(int cpu)
 {
+	struct xp_thread *t;
 	char name[24];
 
 	if (xp.irqd[cpu])
 		return;
 	xp.irqd[cpu] = true;
 	snprintf(name, sizeof(name), "irq/%d", cpu);
-	xp_new(name, XK_IRQ, xp_irq, NULL, cpu)->ctx.in_hardirq = 1;
+	t = xp_new(name, XK_IRQ, xp_irq, NULL, cpu);
+	t->ctx.in_hardirq = 1;
+	/* Below any thread a change point or its yields drop. */
+	if (xp.cfg.lazy_irq_work)
+		t->prio = LONG_MIN;
 }
 
 void xp_spawn(const char *name, void (*fn)(void *arg), void *arg,

@@ -212,6 +212,14 @@ void xw_advance_to(struct xw *w, u64 tick)
 	xp_clock_set(tick * w->gran);
 }
 
+void xw_destroy(struct xw *w)
+{
+	w->destroyed = true;
+	timeq_base_destroy(w->base);
+	w->q = NULL;
+	w->base = NULL;
+}
+
 /* --- the timer calls --- */
 
 int xw_timer_arm(struct xw *w, struct xt *t, u64 time)
@@ -469,11 +477,14 @@ static void xw_final(struct xw_run *r)
 		xw_check_tracked(w);
 	if (r->sc->final)
 		r->sc->final(w);
+	if (w->destroyed)
+		goto timers;
 	if (w->clocked && timeq_count(w->q))
 		xw_fail("%lu timers still queued after the clock passed them all",
 			timeq_count(w->q));
 	if (w->base->handoffs.first)
 		xw_fail("a hand-off request was left on the list");
+timers:
 	for (i = 0; i < w->ntimers; i++) {
 		struct xt *t = &w->t[i];
 
@@ -481,7 +492,10 @@ static void xw_final(struct xw_run *r)
 			continue;
 		if (test_bit(TQ_TIMER_PENDING, &t->timer.flags))
 			xw_fail("%s is left PENDING", t->name);
-		if (w->clocked && t->must_fire && !t->fired)
+		if (w->destroyed && timeq_node_queued(&t->timer.node))
+			xw_fail("%s is still queued once its base is destroyed",
+				t->name);
+		if (w->clocked && !w->destroyed && t->must_fire && !t->fired)
 			xw_fail("%s never fired, but it was armed (a timer was lost)",
 				t->name);
 	}
@@ -501,7 +515,7 @@ void xw_quiet(void *ctx)
 	char why[160];
 	uint64_t fp;
 
-	if (!q || q->pend != TQ_PEND_NONE)
+	if (!q || r->w.destroyed || q->pend != TQ_PEND_NONE)
 		return;
 	/*
 	 * Unchanged since the last check, the queue need not be walked
@@ -540,6 +554,10 @@ bool xw_quiescent(void *ctx, unsigned int phase)
 	struct xw_run *r = ctx;
 	struct xw *w = &r->w;
 
+	if (w->destroyed) {
+		xw_final(r);
+		return false;
+	}
 	xw_check(w, "at quiescence");
 	if (w->clocked)
 		xw_check_armed(w);
@@ -565,14 +583,11 @@ void xw_teardown(void *ctx, bool failed)
 	struct xw_run *r = ctx;
 	struct xw *w = &r->w;
 
-	if (!failed && w->q) {
-		timeq_base_destroy(w->base);
-		w->q = NULL;
-		w->base = NULL;
-		if (compat_allocations != w->allocations)
-			xw_fail("%ld allocations left after timeq_base_destroy()",
-				compat_allocations - w->allocations);
-	}
+	if (!failed && w->q)
+		xw_destroy(w);
+	if (!failed && compat_allocations != w->allocations)
+		xw_fail("%ld allocations left after timeq_base_destroy()",
+			compat_allocations - w->allocations);
 	XW_UNPOISON(w->t, sizeof(w->t));
 }
 

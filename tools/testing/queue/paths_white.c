@@ -1855,6 +1855,39 @@ static void white_test_kick_torn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f.c[0].early, 0);
 }
 
+/*
+ * Once a base is stopping (timeq_base_destroy()'s first step), a kick that
+ * tq_handoff_exit() waits for, queued by a callback still running, queues
+ * no work: the work would run on the freed base. Here the kick carries a
+ * request handed off, which would otherwise have the work queued.
+ */
+static void white_test_stop_kick(struct kunit *test)
+{
+	struct fix f;
+	int ret;
+
+	fix_clocked(test, &f, 1024);
+	tq_clock_stop(f.base);
+	/* Every lane's lock is held, as other CPUs would hold them. */
+	local_bh_disable();
+	spin_lock(&f.q->head_lock);
+	spin_lock(&f.q->head2_lock);
+	spin_lock(&f.q->bucket_lock);
+	ret = tq_fast_update(f.base, &f.c[0].timer, timeq_now(f.q) + 300);
+	spin_unlock(&f.q->bucket_lock);
+	spin_unlock(&f.q->head2_lock);
+	spin_unlock(&f.q->head_lock);
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, ret, TIMEQ_DEFERRED);
+	KUNIT_EXPECT_TRUE(test, f.base->kick.pending);
+	tq_handoff_exit(f.base);
+	KUNIT_EXPECT_FALSE(test, f.base->kick.pending);
+	KUNIT_EXPECT_FALSE(test, work_pending(&f.base->work));
+	KUNIT_EXPECT_FALSE(test, tq_clock_armed(f.base));
+	KUNIT_EXPECT_FALSE(test, test_bit(TQ_TIMER_PENDING, &f.c[0].timer.flags));
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.c[0].timer.node));
+}
+
 static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_window_test_base),
 	KUNIT_CASE(white_test_window_clocked),
@@ -1886,6 +1919,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_room_waits_for_clock),
 	KUNIT_CASE(white_test_hrtimer),
 	KUNIT_CASE(white_test_kick_torn),
+	KUNIT_CASE(white_test_stop_kick),
 	{}
 };
 

@@ -4,6 +4,7 @@
  * threads build, the hrtimer base and the virtual clock of compat.h. The
  * explorer's build (COMPAT_EXPLORE) has its own of the last two.
  */
+#include <malloc.h>
 #include <stdlib.h>
 
 #include "compat.h"
@@ -51,8 +52,12 @@ void *kvzalloc(size_t size, gfp_t gfp)
 
 void kfree(const void *ptr)
 {
-	if (ptr)
-		compat_allocations--;
+	if (!ptr)
+		return;
+	compat_allocations--;
+#ifdef COMPAT_EXPLORE
+	xp_freeing(ptr, malloc_usable_size((void *)ptr));
+#endif
 	free((void *)ptr);
 }
 

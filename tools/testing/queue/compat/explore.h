@@ -389,6 +389,8 @@ struct hrtimer {
 	struct hrtimer		*next;		/* in the run's hrtimers */
 };
 
+/* compat's kfree(): nothing active may be freed (sched.c). */
+void xp_freeing(const void *ptr, size_t size);
 void xp_hrtimer_setup(struct hrtimer *timer,
 		      enum hrtimer_restart (*function)(struct hrtimer *));
 void xp_hrtimer_start(struct hrtimer *timer, ktime_t tim, int mode,
