@@ -564,7 +564,8 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 			tq_finish(q);
 			tq_clock_catch_up(q);
 			timer = NULL;
-			if (steps++ < budget)
+			/* Once the base is stopping, the destroy releases them. */
+			if (steps++ < budget && !base->stopping)
 				timer = tq_clock_take(q, tick, &refiled);
 		} while (timer && refiled && tq_clock_visit(q));
 		if (timer && refiled) {

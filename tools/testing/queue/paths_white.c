@@ -1888,6 +1888,41 @@ static void white_test_stop_kick(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.c[0].timer.node));
 }
 
+/* The base a callback begins to destroy (white_test_stop_run()). */
+static struct timeq_base *stop_base;
+
+static void stop_fn(struct timeq_timer *timer)
+{
+	ct_fn(timer);
+	tq_clock_stop(stop_base);
+}
+
+/*
+ * Once a base is stopping, its expiry takes no more timers: a callback
+ * running is waited for, the timers still due are released, not run
+ * (timeq_base_destroy()). The first callback of a run begins the destroy,
+ * as another CPU would while it runs; the timer due after it is left.
+ */
+static void white_test_stop_run(struct kunit *test)
+{
+	struct fix f;
+	u64 now;
+
+	fix_clocked(test, &f, 1024);
+	now = timeq_now(f.q);
+	stop_base = f.base;
+	timeq_timer_init(&f.c[0].timer, stop_fn);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[0].timer, now + 10), 0);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[1].timer, now + 10), 0);
+	clock_ahead(20);
+	KUNIT_EXPECT_TRUE(test, compat_hrtimer_next());
+	KUNIT_EXPECT_TRUE(test, compat_run_work(&f.base->work));
+	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
+	KUNIT_EXPECT_EQ(test, f.c[1].fired, 0);
+	KUNIT_EXPECT_FALSE(test, work_pending(&f.base->work));
+	KUNIT_EXPECT_TRUE(test, timeq_node_queued(&f.c[1].timer.node));
+}
+
 static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_window_test_base),
 	KUNIT_CASE(white_test_window_clocked),
@@ -1920,6 +1955,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_hrtimer),
 	KUNIT_CASE(white_test_kick_torn),
 	KUNIT_CASE(white_test_stop_kick),
+	KUNIT_CASE(white_test_stop_run),
 	{}
 };
 
