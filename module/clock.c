@@ -606,6 +606,8 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 		trace_timeq_expire_exit(q, &timer->node);
 		ran = true;
 		done++;
+		/* However large expire_budget is set, a run yields. */
+		cond_resched();
 	}
 	mutex_unlock(&base->expiry);
 	if (done) {
@@ -805,7 +807,8 @@ EXPORT_SYMBOL_IF_KUNIT(tq_base_check);
  * the granularity. The base's own clock, where its window starts, lags it
  * until the base next expires or arms.
  *
- * Context: any.
+ * Context: any but NMI (ktime_get_ns() may wait for the timekeeping
+ * update that an NMI interrupted).
  * Return: the tick.
  */
 u64 timeq_base_ticks(const struct timeq_base *base)

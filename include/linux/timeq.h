@@ -55,8 +55,8 @@
  *   timeq_get_fast_stats(),     any                     read counts and sizes,
  *   timeq_defer_name(),                                   taking no lock
  *   timeq_bytes(),
- *   timeq_base_bytes(),
- *   timeq_base_ticks()
+ *   timeq_base_bytes()
+ *   timeq_base_ticks()          any but NMI             read CLOCK_MONOTONIC
  *   timeq_min(), timeq_now(),   any                     a snapshot unless the
  *   timeq_count(), and the                                caller excludes writers
  *   node accessors (inline)
