@@ -168,8 +168,8 @@ EXPORT_SYMBOL_IF_KUNIT(tq_base_create_test);
  * else uses @base once this is called: no fast update and no other call,
  * its own timeq_expire() included. A callback running on the base's work
  * is waited for, and one that arms its timer meanwhile arms no hrtimer;
- * no other callback begins. So not from a callback of @base, nor while
- * holding a lock one takes.
+ * no timer is taken for its callback once this has begun. So not from a
+ * callback of @base, nor while holding a lock one takes.
  */
 void timeq_base_destroy(struct timeq_base *base)
 {

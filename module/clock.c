@@ -69,7 +69,10 @@
  *  - Expiry storms are bounded: one run of the work takes at most
  *    expire_budget timers (a module parameter) for their ticks, expired
  *    or filed again, then queues itself again for the rest. Nothing is
- *    lost, and the workqueue runs other bases' work in between.
+ *    lost, and the workqueue runs other bases' work in between. Within a
+ *    run, each lock hold ends with a reschedule (cond_resched()), after
+ *    the waiters for the timer last run are woken, however large the
+ *    budget is set.
  *  - Each timer is removed under the locks and its callback runs with them
  *    dropped. @running names the timer whose callback runs, so that
  *    timeq_delete_sync() can wait for it (the way timer_delete_sync() waits
@@ -113,7 +116,7 @@
 static unsigned int expire_budget = 64;
 module_param(expire_budget, uint, 0644);
 MODULE_PARM_DESC(expire_budget,
-		 "Timers one slow-path run expires before it yields (default 64; 0 counts as 1)");
+		 "Timers one run of a base's expiry takes before its work queues itself again (default 64; 0 counts as 1)");
 
 /* base.armed when the hrtimer is not armed. */
 #define TQ_UNARMED	U64_MAX
@@ -574,6 +577,7 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 			if (ran)
 				wake_up_all(&base->wait);
 			ran = false;
+			cond_resched();
 			continue;
 		}
 		if (!timer) {
@@ -599,6 +603,7 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 		tq_unlock(q);
 		if (ran)
 			wake_up_all(&base->wait);
+		cond_resched();
 		late = tq_clock_late(q, time);
 		trace_timeq_expire_entry(q, &timer->node, time, late);
 		if (timer->fn)
@@ -606,8 +611,6 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 		trace_timeq_expire_exit(q, &timer->node);
 		ran = true;
 		done++;
-		/* However large expire_budget is set, a run yields. */
-		cond_resched();
 	}
 	mutex_unlock(&base->expiry);
 	if (done) {
@@ -645,7 +648,7 @@ void tq_clock_expire(struct timeq *q)
  * this call's and the work's, take turns, so the callbacks of @base run
  * one at a time and in its order (time, then insertion), never early: for
  * a caller that needs what is due handled before it goes on. The work is
- * done in runs of expire_budget timers with a reschedule between them.
+ * done in runs of expire_budget timers, rescheduling between timers.
  *
  * Context: process context, may sleep. Not from a callback of @base, nor
  * while holding a lock a callback of @base takes: the runs take turns

@@ -39,17 +39,18 @@
  *		whose callbacks have not run yet
  * @running:	the timer whose callback is running, or NULL
  * @stopping:	timeq_base_destroy() has begun: arm nothing, queue
- *		nothing
+ *		nothing, take no timer for its callback
  * @wait:	where timeq_delete_sync() waits for @running to change
  * @expiry:	held by each run of the expiry (tq_clock_run())
  * @test:	a test base (tq_base_create_test()); with TIMEQ_TEST_BASE
  *		only
  *
  * @due, @running and @stopping are guarded by the queue's head_lock,
- * @armed by @arm_lock. Order: @expiry, then the queue's locks, then
- * @arm_lock. The timer calls of fast.c and handoff.c take the base; the
- * functions behind them, and clock.c's, are given its queue and find the
- * base from it (tq_base_of()).
+ * @armed by @arm_lock; @stopping is also written under @arm_lock, and
+ * the kick reads it under that alone (tq_clock_stop()). Order: @expiry,
+ * then the queue's locks, then @arm_lock. The timer calls of fast.c and
+ * handoff.c take the base; the functions behind them, and clock.c's, are
+ * given its queue and find the base from it (tq_base_of()).
  */
 struct timeq_base {
 	struct hrtimer		hrtimer;

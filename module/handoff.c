@@ -211,6 +211,12 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 	for (;;) {
 		if (tq_room(q, want)) {
 			llist_add(&timer->handoff, &tq_base_of(q)->handoffs);
+			/*
+			 * Even on a stopping base: only its work, or a callback
+			 * the work runs, applies requests then, and
+			 * tq_handoff_exit()'s cancel_work_sync() waits for them
+			 * and cancels what they queue.
+			 */
 			queue_work(timeq_wq, &tq_base_of(q)->work);
 			return;
 		}

@@ -185,16 +185,16 @@ void xw_free(struct xw *w, struct xt *t);
 u64 xw_tick(struct xw *w);
 void xw_advance_to(struct xw *w, u64 tick);
 /*
- * The timer calls of include/linux/timeq.h on the world's base: a clocked
- * one, or a test base (tq_base_create_test(), module/base.c).
- */
-/*
  * timeq_base_destroy() of the world's base, from a scenario's thread: the
  * world's checks no longer look at the base once it has begun, and the
  * run's end checks only the timers, released; the free itself is checked
  * by xp_freeing() (sched.c).
  */
 void xw_destroy(struct xw *w);
+/*
+ * The timer calls of include/linux/timeq.h on the world's base: a clocked
+ * one, or a test base (tq_base_create_test(), module/base.c).
+ */
 int xw_timer_arm(struct xw *w, struct xt *t, u64 time);
 int xw_timer_move(struct xw *w, struct xt *t, u64 time);
 int xw_timer_delete(struct xw *w, struct xt *t);

@@ -1283,15 +1283,19 @@ static void s6_final(struct xw *w)
 /* ------------------------------------------------------------------ */
 /*
  * timeq_base_destroy() while the work runs a callback that arms its own
- * timer again by a fast update, earlier than the other timer: the
- * update kicks the base's irq_work. A callback running is waited for,
- * and may arm its timer meanwhile (timeq_base_destroy()'s kernel-doc).
+ * timer again by a fast update, which hands off and kicks the base's
+ * irq_work: the queue's clock is still at the timer's tick, 3, when the
+ * clock reads 4, so tick 4 + H - 1 lies beyond the queue's window but in
+ * the clock's. A callback running is waited for, and may arm its timer
+ * meanwhile (timeq_base_destroy()'s kernel-doc). Its irq_work is lazy:
+ * under PCT the kick runs only when nothing else can.
  * Oracle: nothing active is freed (xp_freeing(): no kick, work or hrtimer
  * of the base left queued), and the timers come out released.
  */
 static void dk_hook(struct xt *t)
 {
-	xw_fast_update(t->w, t, xw_tick(t->w) + H - 1);
+	if (xw_fast_update(t->w, t, xw_tick(t->w) + H - 1) != TIMEQ_DEFERRED)
+		xw_fail("the callback's fast update was not handed off");
 }
 
 static void dk_clock(void *arg)

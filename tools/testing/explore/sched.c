@@ -373,7 +373,9 @@ void xp_point(enum xp_op op, const void *obj, const char *file, int line)
 		/* A change point: the running thread drops below all. */
 		if (xp.next_change < xp.nchange &&
 		    xp.steps == xp.change[xp.next_change]) {
-			me->prio = xp.low_prio--;
+			/* A lazy irq_work's thread stays below all. */
+			if (me->prio != LONG_MIN)
+				me->prio = xp.low_prio--;
 			xp.next_change++;
 			xp.dirty = true;
 		}
@@ -449,7 +451,8 @@ void xp_yield(const char *file, int line)
 	if (xp.cfg.yield_demotes &&
 	    ++xp.cur->yields_in_row >= xp.cfg.yield_demotes) {
 		xp.cur->yields_in_row = 0;
-		xp.cur->prio = xp.low_prio--;
+		if (xp.cur->prio != LONG_MIN)
+			xp.cur->prio = xp.low_prio--;
 		xp.dirty = true;
 	}
 	xp_point(XP_OP_YIELD, NULL, file, line);
@@ -721,9 +724,10 @@ void xp_hrtimer_setup(struct hrtimer *timer,
 
 /*
  * compat's kfree() of @size bytes at @ptr: as the kernel's debugobjects
- * would, fail if an hrtimer, a work item or an irq_work in them is still
- * queued or running, for it would run on freed memory; and forget the
- * hrtimers in them, which the run would otherwise look at again.
+ * would, fail if an hrtimer in them is armed or running, or a work item or
+ * an irq_work in them is queued (one running is not looked for), for it
+ * would run on freed memory; and forget the hrtimers in them, which the
+ * run would otherwise look at again.
  */
 void xp_freeing(const void *ptr, size_t size)
 {

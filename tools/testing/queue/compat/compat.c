@@ -4,8 +4,10 @@
  * threads build, the hrtimer base and the virtual clock of compat.h. The
  * explorer's build (COMPAT_EXPLORE) has its own of the last two.
  */
-#include <malloc.h>
 #include <stdlib.h>
+#ifdef COMPAT_EXPLORE
+#include <malloc.h>
+#endif
 
 #include "compat.h"
 
