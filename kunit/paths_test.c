@@ -1121,6 +1121,55 @@ static void paths_test_clock_destroy_in_flight(struct kunit *test)
 }
 #endif
 
+/* A timer whose callback expires another base (paths_test_expire_other()). */
+struct expire_other {
+	struct timeq_timer	timer;
+	struct timeq_base	*other;
+	unsigned int		ran;
+	unsigned long		expired;
+};
+
+static void expire_other_fn(struct timeq_timer *timer)
+{
+	struct expire_other *eo =
+		container_of(timer, struct expire_other, timer);
+
+	eo->ran++;
+	eo->expired = timeq_expire(eo->other);
+}
+
+/*
+ * A callback of one base may expire another (timeq_expire() is forbidden
+ * from a callback of its own base only): each base's expiry mutex is a
+ * lock class of its own, so lockdep (in the debug kernel) sees no
+ * recursion. The other base's timer is not due: the call expires none.
+ */
+static void paths_test_expire_other(struct kunit *test)
+{
+	struct expire_other *eo = kunit_kzalloc(test, sizeof(*eo), GFP_KERNEL);
+	struct timeq_timer *later =
+		kunit_kzalloc(test, sizeof(*later), GFP_KERNEL);
+	struct timeq_base *a, *b;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, eo);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, later);
+	a = clock_base(test);
+	b = clock_base(test);
+	eo->other = b;
+	timeq_timer_init(&eo->timer, expire_other_fn);
+	timeq_timer_init(later, NULL);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(b, later, timeq_base_ticks(b) +
+					      CLOCK_HORIZON / 2), 0);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(a, &eo->timer,
+					      timeq_base_ticks(a)), 0);
+	/* Here, or on a's work first: either way the callback has run. */
+	timeq_expire(a);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(a, &eo->timer), 0);
+	KUNIT_EXPECT_EQ(test, eo->ran, 1);
+	KUNIT_EXPECT_EQ(test, eo->expired, 0);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(b, later), 1);
+}
+
 /*
  * The fast path reaches no lock it does not try: with interrupts off on
  * this CPU it neither re-arms the hrtimer nor queues the work; both wait
@@ -2276,6 +2325,7 @@ static struct kunit_case paths_test_cases[] = {
 #ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_destroy_in_flight),
 #endif
+	KUNIT_CASE(paths_test_expire_other),
 	KUNIT_CASE(paths_test_fast_no_hrtimer),
 	KUNIT_CASE(paths_test_clock_stale),
 	KUNIT_CASE(paths_test_clock_tick_exact),

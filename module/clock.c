@@ -715,13 +715,15 @@ void tq_clock_init(struct timeq_base *base, u64 granularity)
 	base->armed = TQ_UNARMED;
 	INIT_LIST_HEAD(&base->due);
 	init_waitqueue_head(&base->wait);
-	mutex_init(&base->expiry);
+	lockdep_register_key(&base->expiry_key);
+	__mutex_init(&base->expiry, "&base->expiry", &base->expiry_key);
 }
 
 /* The last step of timeq_base_destroy(), or of a failed create. */
 void tq_clock_exit(struct timeq_base *base)
 {
 	mutex_destroy(&base->expiry);
+	lockdep_unregister_key(&base->expiry_key);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
@@ -42,6 +43,9 @@
  *		nothing, take no timer for its callback
  * @wait:	where timeq_delete_sync() waits for @running to change
  * @expiry:	held by each run of the expiry (tq_clock_run())
+ * @expiry_key: @expiry's lock class, one a base: a callback of one base
+ *		may expire another (timeq_expire()), so lockdep must not
+ *		take the two for one lock taken twice
  * @test:	a test base (tq_base_create_test()); with TIMEQ_TEST_BASE
  *		only
  *
@@ -72,6 +76,7 @@ struct timeq_base {
 #endif
 	wait_queue_head_t	wait;
 	struct mutex		expiry;		/* one run at a time */
+	struct lock_class_key	expiry_key;
 };
 
 /* The kmemleak object is the hrtimer's: see @hrtimer above. */
