@@ -1901,6 +1901,51 @@ static void paths_test_clock_delete_sync_waits(struct kunit *test)
 }
 
 /*
+ * With lockdep, a callback runs holding its timer's class, which
+ * timeq_delete_sync() and timeq_shutdown_sync() take first: so lockdep
+ * sees one called from the callback, or under a lock the callback takes
+ * (tools/testing/vm/plant-lockdep.sh shows its report).
+ */
+struct class_timer {
+	struct timeq_timer	timer;
+	struct completion	done;
+	bool			held;
+};
+
+static void class_fn(struct timeq_timer *timer)
+{
+	struct class_timer *ct = container_of(timer, struct class_timer, timer);
+#ifdef CONFIG_LOCKDEP
+	int i;
+
+	for (i = 0; i < current->lockdep_depth; i++)
+		if (current->held_locks[i].instance->key ==
+		    timer->lockdep_map.key)
+			ct->held = true;
+#endif
+	complete(&ct->done);
+}
+
+static void paths_test_clock_callback_class(struct kunit *test)
+{
+	struct class_timer *ct;
+	struct timeq_base *base;
+
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		kunit_skip(test, "needs lockdep");
+	ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
+	base = clock_base(test);
+	timeq_timer_init(&ct->timer, class_fn);
+	init_completion(&ct->done);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &ct->timer,
+					      timeq_base_ticks(base)), 0);
+	KUNIT_ASSERT_TRUE(test, run_until(base, &ct->done));
+	KUNIT_EXPECT_TRUE(test, ct->held);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &ct->timer), 0);
+}
+
+/*
  * A refresh that meets its timer's callback running is not lost: the
  * expiry closed the timer's word when it took it, so the store fails and
  * the lanes arm the timer again, and it fires a second time, not before
@@ -2312,6 +2357,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_clock_shutdown),
 #ifdef __KERNEL__
 	KUNIT_CASE(paths_test_clock_delete_sync_waits),
+	KUNIT_CASE(paths_test_clock_callback_class),
 	KUNIT_CASE(paths_test_store_vs_callback),
 #endif
 	KUNIT_CASE(paths_test_clock_idle),

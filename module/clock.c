@@ -96,6 +96,7 @@
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -531,6 +532,25 @@ static u64 tq_clock_late(struct timeq *q, u64 time)
 }
 
 /*
+ * Run @timer's callback, holding its lockdep class (&struct timeq_timer),
+ * which timeq_delete_sync() takes: a copy of it, since the callback may
+ * free the timer.
+ */
+static void tq_clock_call(struct timeq_timer *timer)
+{
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map map;
+
+	lockdep_copy_map(&map, &timer->lockdep_map);
+#endif
+	if (!timer->fn)
+		return;
+	lock_map_acquire(&map);
+	timer->fn(timer);
+	lock_map_release(&map);
+}
+
+/*
  * One run of the expiry: expire the timers due at the current tick, but at
  * most *@until, and take at most @budget of them (expired, or filed again
  * by tq_clock_claim()), one callback at a time; set
@@ -606,8 +626,7 @@ static bool tq_clock_run(struct timeq *q, u64 *until, unsigned int budget,
 		cond_resched();
 		late = tq_clock_late(q, time);
 		trace_timeq_expire_entry(q, &timer->node, time, late);
-		if (timer->fn)
-			timer->fn(timer);
+		tq_clock_call(timer);
 		trace_timeq_expire_exit(q, &timer->node);
 		ran = true;
 		done++;

@@ -67,6 +67,7 @@
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/llist.h>
+#include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/timeq.h>
@@ -449,7 +450,9 @@ EXPORT_SYMBOL_IF_KUNIT(tq_timer_delete);
 /*
  * Drain and delete until no request names @timer and no callback runs it.
  * A request in flight is waited for (tq_wait_request()), and a running
- * callback (tq_clock_wait()), each by sleeping.
+ * callback (tq_clock_wait()), each by sleeping. To lockdep, each call may
+ * wait for the callback: it takes the callback's class first, whether or
+ * not the callback runs (tq_clock_call()).
  */
 static int tq_sync(struct timeq_base *base, struct timeq_timer *timer,
 		   bool shutdown)
@@ -458,6 +461,8 @@ static int tq_sync(struct timeq_base *base, struct timeq_timer *timer,
 	bool running, pending;
 	int ret = 0;
 
+	lock_map_acquire(&timer->lockdep_map);
+	lock_map_release(&timer->lockdep_map);
 	for (;;) {
 		tq_timer_begin(q);
 		if (shutdown)

@@ -85,6 +85,7 @@
 #include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/lockdep.h>
 #include <linux/types.h>
 
 /**
@@ -136,6 +137,11 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  *		store")
  * @flags:	module/'s bits (atomic bit ops)
  * @fn:		the callback
+ * @lockdep_map: with lockdep, the class of the timer's callback, named
+ *		and keyed where timeq_timer_init() is called: each callback
+ *		runs holding it, and timeq_delete_sync() and
+ *		timeq_shutdown_sync() take and release it first, as
+ *		timer_delete_sync() does a timer's
  *
  * A fast update that cannot be applied at once is handed to the slow path
  * in the timer itself, so handing off never allocates and never fails; a
@@ -151,6 +157,9 @@ struct timeq_timer {
 	atomic64_t		expires;
 	unsigned long		flags;
 	timeq_timer_fn		fn;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map	lockdep_map;
+#endif
 };
 
 /* The bits of timeq_timer.expires that hold the time. */
@@ -283,17 +292,9 @@ static inline void timeq_node_init(struct timeq_node *node)
 	node->owner = 0;
 }
 
-/**
- * timeq_timer_init - prepare a timer for its first use
- * @timer:	the timer
- * @fn:		its callback, or NULL for none
- *
- * Also re-enables a timer after timeq_shutdown_sync().
- *
- * Context: any; @timer must not be in use.
- */
-static inline void timeq_timer_init(struct timeq_timer *timer,
-				    timeq_timer_fn fn)
+/* timeq_timer_init() but for the lockdep class. */
+static inline void __timeq_timer_init(struct timeq_timer *timer,
+				      timeq_timer_fn fn)
 {
 	timeq_node_init(&timer->node);
 	timer->handoff.next = NULL;
@@ -302,6 +303,31 @@ static inline void timeq_timer_init(struct timeq_timer *timer,
 	timer->flags = 0;
 	timer->fn = fn;
 }
+
+#ifdef CONFIG_LOCKDEP
+#define __timeq_timer_init_site(timer, fn)				\
+	do {								\
+		static struct lock_class_key __key;			\
+		struct timeq_timer *__timer = (timer);			\
+									\
+		__timeq_timer_init(__timer, (fn));			\
+		lockdep_init_map(&__timer->lockdep_map, #timer, &__key, 0); \
+	} while (0)
+#else
+#define __timeq_timer_init_site(timer, fn) __timeq_timer_init((timer), (fn))
+#endif
+
+/**
+ * timeq_timer_init - prepare a timer for its first use
+ * @timer:	the timer
+ * @fn:		its callback, or NULL for none
+ *
+ * Also re-enables a timer after timeq_shutdown_sync(). With lockdep, the
+ * timers initialised at one call site share a class (&struct timeq_timer).
+ *
+ * Context: any; @timer must not be in use.
+ */
+#define timeq_timer_init(timer, fn)	__timeq_timer_init_site(timer, fn)
 
 /**
  * timeq_node_queued - whether a node is in a queue

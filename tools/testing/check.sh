@@ -365,6 +365,8 @@ vm() {
 	vm_kcsan
 	start_suite "${after[@]}" --after vm-kcsan-build vm-selftest \
 		"$vm/selftest.sh"
+	# lockdep sees a timeq_delete_sync() under a lock its callback takes.
+	start_suite "${after[@]}" vm-lockdep-plant "$vm/plant-lockdep.sh" "$debug"
 	# Teardown loads and unloads the modules itself: nothing is loaded
 	# before it. Its test of loads under fail-nth scans kmemleak for the
 	# kernel's own leak it provokes (CVE-2024-25740), and clears only
@@ -417,7 +419,7 @@ vm() {
 # The guests' suites (vm).
 vm_suites=(vm-debug vm-hardening vm-teardown vm-flowtrack-debug vm-stock-6.12
 	   vm-stock-6.12-rt vm-stock-6.1 vm-flowtrack-6.12-rt vm-trace-6.12
-	   make-run vm-kcsan vm-selftest)
+	   make-run vm-kcsan vm-selftest vm-lockdep-plant)
 
 vmdeps=0
 
@@ -435,7 +437,7 @@ prebuild() {
 	step vm-deps tools/testing/vm/deps.sh || return
 	vmdeps=1
 	if want_any vm-debug vm-hardening vm-teardown vm-flowtrack-debug \
-		    vm-selftest; then
+		    vm-selftest vm-lockdep-plant; then
 		tools/testing/vm/build-kernel.sh >"$logs/prebuild-kernel.log" 2>&1 &
 	fi
 	if want_any vm-kcsan vm-selftest; then

@@ -1021,6 +1021,8 @@ struct lock_class_key {
 	char			unused;
 };
 
+#define lock_map_acquire(map)		do { } while (0)
+#define lock_map_release(map)		do { } while (0)
 #define lockdep_register_key(key)	((void)(key))
 #define lockdep_unregister_key(key)	((void)(key))
 #define __mutex_init(m, name, key)	((void)(name), (void)(key), mutex_init(m))
