@@ -1,24 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * timeq_lockdep_plant.ko: the misuse that timeq_delete_sync()'s kernel-doc
- * forbids, planted for lockdep to report (tools/testing/vm/plant-lockdep.sh,
- * which alone loads it). Built by the Kbuild with TIMEQ_CLIENT=y.
+ * timeq_lockdep_plant.ko: a misuse that the kernel-doc of timeq_delete_sync()
+ * or of timeq_expire() forbids, planted for lockdep to report
+ * (tools/testing/vm/plant-lockdep.sh, which alone loads it). Built by the
+ * Kbuild with TIMEQ_CLIENT=y.
  *
  * Loading it arms a timer whose callback takes plant_lock, waits until the
- * callback has run, then calls timeq_delete_sync() on the timer holding
- * plant_lock. Had the callback not yet run, that would deadlock; run
- * first, it cannot, and lockdep reports the circular dependency between
- * plant_lock and the timer's class all the same. The load then succeeds,
- * and unloading does nothing.
+ * callback has run, then, holding plant_lock, calls timeq_delete_sync() on
+ * the timer (misuse=sync) or timeq_expire() on its base (misuse=expire).
+ * Had the callback been running then, waiting for plant_lock, that would
+ * deadlock; it has returned, so nothing waits, and lockdep reports the
+ * circular dependency between plant_lock and the timer's class, or the
+ * base's @expiry, all the same. The load then succeeds (or fails with
+ * ETIMEDOUT if the callback does not run within 30 s), and unloading does
+ * nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
 #include <linux/err.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/time64.h>
 #include <linux/timeq.h>
+
+static char *misuse = "sync";
+module_param(misuse, charp, 0444);
+MODULE_PARM_DESC(misuse, "what to call holding plant_lock: sync (timeq_delete_sync(), the default) or expire (timeq_expire())");
 
 static DEFINE_MUTEX(plant_lock);
 static DECLARE_COMPLETION(plant_ran);
@@ -32,22 +43,32 @@ static void plant_fn(struct timeq_timer *timer)
 
 static int __init timeq_lockdep_plant_init(void)
 {
-	struct timeq_timer timer;
+	bool expire = !strcmp(misuse, "expire");
+	struct timeq_timer plant_timer;
 	struct timeq_base *base;
 	int ret;
 
+	if (!expire && strcmp(misuse, "sync"))
+		return -EINVAL;
 	base = timeq_base_create(NSEC_PER_MSEC, 1 << 10, 0, 0, GFP_KERNEL);
 	if (IS_ERR(base))
 		return PTR_ERR(base);
-	timeq_timer_init(&timer, plant_fn);
-	ret = timeq_timer_arm(base, &timer, timeq_base_ticks(base));
+	timeq_timer_init(&plant_timer, plant_fn);
+	ret = timeq_timer_arm(base, &plant_timer, timeq_base_ticks(base));
 	if (ret)
 		goto out;
-	wait_for_completion(&plant_ran);
+	if (!wait_for_completion_timeout(&plant_ran, 30 * HZ)) {
+		timeq_delete_sync(base, &plant_timer);
+		ret = -ETIMEDOUT;
+		goto out;
+	}
 	mutex_lock(&plant_lock);
-	timeq_delete_sync(base, &timer);
+	if (expire)
+		timeq_expire(base);
+	else
+		timeq_delete_sync(base, &plant_timer);
 	mutex_unlock(&plant_lock);
-	pr_info("timeq_delete_sync() called under plant_lock\n");
+	pr_info("misuse=%s done under plant_lock\n", misuse);
 out:
 	timeq_base_destroy(base);
 	return ret;
@@ -61,5 +82,5 @@ module_init(timeq_lockdep_plant_init);
 module_exit(timeq_lockdep_plant_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("timeq: timeq_delete_sync() under a lock its callback takes, for lockdep");
+MODULE_DESCRIPTION("timeq: a sync or an expiry under a lock a callback takes, for lockdep");
 MODULE_IMPORT_NS(TIMEQ_NS);

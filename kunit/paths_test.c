@@ -43,6 +43,7 @@
 #include <linux/slab.h>
 #include <linux/timeq.h>
 #ifdef __KERNEL__
+#include <linux/debug_locks.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
 #include <linux/rcupdate.h>
@@ -1900,15 +1901,24 @@ static void paths_test_clock_delete_sync_waits(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(lt->finished));
 }
 
+/* Skip unless lockdep is built in and still on. */
+static void skip_unless_lockdep(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_LOCKDEP) || !debug_locks)
+		kunit_skip(test, "needs lockdep, on");
+}
+
 /*
- * With lockdep, a callback runs holding its timer's class, which
- * timeq_delete_sync() and timeq_shutdown_sync() take first: so lockdep
- * sees one called from the callback, or under a lock the callback takes
- * (tools/testing/vm/plant-lockdep.sh shows its report).
+ * A callback runs holding its timer's class (&struct timeq_timer), and
+ * lockdep lets it run another base's callbacks of the same class
+ * (timeq_expire()): [0] on base a expires base b, where [1] is due.
  */
 struct class_timer {
 	struct timeq_timer	timer;
+	struct timeq_base	*other;
+	struct class_timer	*nested;
 	struct completion	done;
+	unsigned long		expired;
 	bool			held;
 };
 
@@ -1923,26 +1933,45 @@ static void class_fn(struct timeq_timer *timer)
 		    timer->lockdep_map.key)
 			ct->held = true;
 #endif
+	if (ct->nested && !timeq_timer_arm(ct->other, &ct->nested->timer,
+					   timeq_base_ticks(ct->other)))
+		ct->expired = timeq_expire(ct->other);
 	complete(&ct->done);
 }
 
 static void paths_test_clock_callback_class(struct kunit *test)
 {
 	struct class_timer *ct;
-	struct timeq_base *base;
+	struct timeq_base *a, *b;
+	unsigned int i, tries;
 
-	if (!IS_ENABLED(CONFIG_LOCKDEP))
-		kunit_skip(test, "needs lockdep");
-	ct = kunit_kzalloc(test, sizeof(*ct), GFP_KERNEL);
+	skip_unless_lockdep(test);
+	ct = kunit_kcalloc(test, 2, sizeof(*ct), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ct);
-	base = clock_base(test);
-	timeq_timer_init(&ct->timer, class_fn);
-	init_completion(&ct->done);
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, &ct->timer,
-					      timeq_base_ticks(base)), 0);
-	KUNIT_ASSERT_TRUE(test, run_until(base, &ct->done));
-	KUNIT_EXPECT_TRUE(test, ct->held);
-	KUNIT_EXPECT_EQ(test, timeq_delete_sync(base, &ct->timer), 0);
+	a = clock_base(test);
+	b = clock_base(test);
+	for (i = 0; i < 2; i++)
+		timeq_timer_init(&ct[i].timer, class_fn);
+	ct[0].other = b;
+	ct[0].nested = &ct[1];
+	/* Until b's own work does not run [1] first. */
+	for (tries = 0; tries < 20; tries++) {
+		init_completion(&ct[0].done);
+		init_completion(&ct[1].done);
+		KUNIT_ASSERT_EQ(test,
+				timeq_timer_arm(a, &ct[0].timer,
+						timeq_base_ticks(a)),
+				0);
+		KUNIT_ASSERT_TRUE(test, run_until(a, &ct[0].done));
+		KUNIT_ASSERT_TRUE(test, run_until(b, &ct[1].done));
+		if (ct[0].expired)
+			break;
+	}
+	KUNIT_EXPECT_LT(test, tries, 20);
+	KUNIT_EXPECT_TRUE(test, ct[0].held);
+	KUNIT_EXPECT_TRUE(test, ct[1].held);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(a, &ct[0].timer), 0);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(b, &ct[1].timer), 0);
 }
 
 /*

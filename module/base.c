@@ -407,9 +407,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
  *					mutex_lock(&m);   <- waits for CPU0
  *	timeq_delete_sync();   <- waits for the callback: deadlock
  *
- * lockdep reports either misuse, whether or not the callback runs at the
- * time (&struct timeq_timer's @lockdep_map). Once it returns, the owner
- * may free @timer.
+ * lockdep reports both (&struct timeq_timer's @lockdep_map). Once it
+ * returns, the owner may free @timer.
  *
  * Context: process context, may sleep.
  * Return: 1 if @timer was armed (or had a pending request that armed it),

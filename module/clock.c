@@ -532,9 +532,10 @@ static u64 tq_clock_late(struct timeq *q, u64 time)
 }
 
 /*
- * Run @timer's callback, holding its lockdep class (&struct timeq_timer),
- * which timeq_delete_sync() takes: a copy of it, since the callback may
- * free the timer.
+ * Run @timer's callback in its lockdep class (&struct timeq_timer), held
+ * by a copy of the map, since the callback may free the timer; taken as a
+ * trylock, which lockdep does not check against the locks held, and which
+ * leaves @expiry, too, before each lock the callback takes.
  */
 static void tq_clock_call(struct timeq_timer *timer)
 {
@@ -545,7 +546,7 @@ static void tq_clock_call(struct timeq_timer *timer)
 #endif
 	if (!timer->fn)
 		return;
-	lock_map_acquire(&map);
+	lock_map_acquire_try(&map);
 	timer->fn(timer);
 	lock_map_release(&map);
 }

@@ -52,9 +52,11 @@
  * @due, @running and @stopping are guarded by the queue's head_lock,
  * @armed by @arm_lock; @stopping is also written under @arm_lock, and
  * the kick reads it under that alone (tq_clock_stop()). Order: @expiry,
- * then the queue's locks, then @arm_lock. The timer calls of fast.c and
- * handoff.c take the base; the functions behind them, and clock.c's, are
- * given its queue and find the base from it (tq_base_of()).
+ * then the queue's locks, then @arm_lock; @expiry, then the lockdep class
+ * of the timer whose callback runs (tq_clock_call()). The timer calls of
+ * fast.c and handoff.c take the base; the functions behind them, and
+ * clock.c's, are given its queue and find the base from it
+ * (tq_base_of()).
  */
 struct timeq_base {
 	struct hrtimer		hrtimer;

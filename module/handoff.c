@@ -450,9 +450,8 @@ EXPORT_SYMBOL_IF_KUNIT(tq_timer_delete);
 /*
  * Drain and delete until no request names @timer and no callback runs it.
  * A request in flight is waited for (tq_wait_request()), and a running
- * callback (tq_clock_wait()), each by sleeping. To lockdep, each call may
- * wait for the callback: it takes the callback's class first, whether or
- * not the callback runs (tq_clock_call()).
+ * callback (tq_clock_wait()), each by sleeping; to lockdep, a wait for
+ * the callback's class (&struct timeq_timer).
  */
 static int tq_sync(struct timeq_base *base, struct timeq_timer *timer,
 		   bool shutdown)

@@ -139,9 +139,14 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @fn:		the callback
  * @lockdep_map: with lockdep, the class of the timer's callback, named
  *		and keyed where timeq_timer_init() is called: each callback
- *		runs holding it, and timeq_delete_sync() and
- *		timeq_shutdown_sync() take and release it first, as
- *		timer_delete_sync() does a timer's
+ *		runs holding it, taken as a trylock, and timeq_delete_sync()
+ *		and timeq_shutdown_sync() take it and release it first,
+ *		whether or not the callback runs then, as
+ *		timer_delete_sync() does a timer's. So lockdep reports a
+ *		sync from a callback of the class, even of another timer,
+ *		and one made holding a lock that a callback of the class
+ *		takes (once it has seen both, in either order), but not
+ *		callbacks of one class run nested
  *
  * A fast update that cannot be applied at once is handed to the slow path
  * in the timer itself, so handing off never allocates and never fails; a
@@ -307,11 +312,12 @@ static inline void __timeq_timer_init(struct timeq_timer *timer,
 #ifdef CONFIG_LOCKDEP
 #define __timeq_timer_init_site(timer, fn)				\
 	do {								\
-		static struct lock_class_key __key;			\
-		struct timeq_timer *__timer = (timer);			\
+		static struct lock_class_key _tq_key;			\
+		struct timeq_timer *_tq_timer = (timer);		\
 									\
-		__timeq_timer_init(__timer, (fn));			\
-		lockdep_init_map(&__timer->lockdep_map, #timer, &__key, 0); \
+		__timeq_timer_init(_tq_timer, (fn));			\
+		lockdep_init_map(&_tq_timer->lockdep_map, #timer, &_tq_key, \
+				 0);					\
 	} while (0)
 #else
 #define __timeq_timer_init_site(timer, fn) __timeq_timer_init((timer), (fn))
@@ -322,8 +328,8 @@ static inline void __timeq_timer_init(struct timeq_timer *timer,
  * @timer:	the timer
  * @fn:		its callback, or NULL for none
  *
- * Also re-enables a timer after timeq_shutdown_sync(). With lockdep, the
- * timers initialised at one call site share a class (&struct timeq_timer).
+ * Also re-enables a timer after timeq_shutdown_sync(). The timers
+ * initialised at one call site share a lockdep class (&struct timeq_timer).
  *
  * Context: any; @timer must not be in use.
  */

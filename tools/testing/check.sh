@@ -365,8 +365,6 @@ vm() {
 	vm_kcsan
 	start_suite "${after[@]}" --after vm-kcsan-build vm-selftest \
 		"$vm/selftest.sh"
-	# lockdep sees a timeq_delete_sync() under a lock its callback takes.
-	start_suite "${after[@]}" vm-lockdep-plant "$vm/plant-lockdep.sh" "$debug"
 	# Teardown loads and unloads the modules itself: nothing is loaded
 	# before it. Its test of loads under fail-nth scans kmemleak for the
 	# kernel's own leak it provokes (CVE-2024-25740), and clears only
@@ -390,6 +388,8 @@ vm() {
 		--append kunit.filter_glob=timeq_paths \
 		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" --kunit timeq_paths \
 		-b "$st/timeq_test" -b "$st/timeq_test_32" -b "$st/timeq_lib_test"
+	# lockdep sees a timeq_delete_sync() under a lock its callback takes.
+	start_suite "${after[@]}" vm-lockdep-plant "$vm/plant-lockdep.sh" "$debug"
 	start_suite "${after[@]}" make-run as_step make-run tools/run.sh
 	# Isolation in each stock kernel; expiry under load in 6.12-rt (the
 	# debug kernel runs it too).
