@@ -157,7 +157,8 @@ struct tq_dev_user {
 /**
  * struct tq_dev_file - the state of one open /dev/timeq
  * @mutex:	serialises commands, read() and @elems
- * @q:		the queue, or NULL until TIMEQ_CONFIGURE
+ * @q:		the queue, or NULL until TIMEQ_CONFIGURE; poll() reads it
+ *		without @mutex
  * @base:	the timer base whose queue @q is, on the monotonic clock;
  *		NULL on the manual one
  * @clock:	the configured clock's calls, or NULL until TIMEQ_CONFIGURE
@@ -431,7 +432,7 @@ static int tq_dev_manual_create(struct tq_dev_file *f,
 
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	f->q = q;
+	WRITE_ONCE(f->q, q);
 	return 0;
 }
 
@@ -510,7 +511,7 @@ static int tq_dev_monotonic_create(struct tq_dev_file *f,
 	if (IS_ERR(base))
 		return PTR_ERR(base);
 	f->base = base;
-	f->q = tq_base_queue(base);
+	WRITE_ONCE(f->q, tq_base_queue(base));
 	return 0;
 }
 
@@ -1239,11 +1240,18 @@ out:
 	return ret;
 }
 
+/*
+ * Not configured, read() fails at once: EPOLLERR, as tun before
+ * TUNSETIFF. The wait is registered first all the same, for an epoll that
+ * added the file before TIMEQ_CONFIGURE to see its events.
+ */
 static __poll_t tq_dev_poll(struct file *file, poll_table *wait)
 {
 	struct tq_dev_file *f = file->private_data;
 
 	poll_wait(file, &f->wait, wait);
+	if (!READ_ONCE(f->q))
+		return EPOLLERR;
 	return READ_ONCE(f->nevents) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 

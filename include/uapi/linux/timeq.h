@@ -110,7 +110,8 @@
  * consumed. poll() and epoll report EPOLLIN while an event is ready; an
  * event can be ready when poll() looks and be gone when read() does,
  * if TIMEQ_DELETE or TIMEQ_UPDATE took its element back in between
- * (see &struct timeq_delete).
+ * (see &struct timeq_delete). On a file not configured yet, where read()
+ * fails at once, they report EPOLLERR (and select() the file ready).
  */
 enum {
 	TIMEQ_CMD_CONFIGURE = 0x80,

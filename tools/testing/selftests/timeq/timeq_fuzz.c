@@ -1539,8 +1539,13 @@ static int do_poll(struct fuzzer *z, struct slot *s)
 	int ret = poll(&pfd, 1, 0);
 
 	count(C_POLL, ret < 0 ? errno : 0);
-	if (ret < 0 || (pfd.revents & ~(POLLIN | POLLRDNORM)))
+	if (ret < 0 || (pfd.revents & ~(POLLIN | POLLRDNORM | POLLERR)))
 		return BAD("poll: %d, revents %#x", ret, pfd.revents);
+	if (z->model &&
+	    !!(pfd.revents & POLLERR) != (s->kind == S_UNCONFIGURED))
+		return BAD("poll: revents %#x on a file %s", pfd.revents,
+			   s->kind == S_UNCONFIGURED ? "not configured" :
+						       "configured");
 	if (z->model && s->kind != S_MONO &&
 	    !!(pfd.revents & POLLIN) != !!s->m.events)
 		return BAD("poll: revents %#x with %u events", pfd.revents,
@@ -1818,12 +1823,26 @@ static void chaos_configure(struct fuzzer *z, struct slot *s)
 	s->m.horizon = c.horizon;
 }
 
+/*
+ * The reader's epoll watches @s's file; edge-triggered if it is not
+ * configured, so that its EPOLLERR, always there, wakes the reader once,
+ * and the events of a CONFIGURE of the others later wake it again.
+ */
+static void chaos_watch(struct chaos *ch, struct slot *s)
+{
+	struct epoll_event eev = { .events = EPOLLIN };
+
+	if (s->kind == S_UNCONFIGURED)
+		eev.events |= EPOLLET;
+	eev.data.u32 = s - ch->slots;
+	epoll_ctl(ch->ep, EPOLL_CTL_ADD, s->fd, &eev);
+}
+
 static void *chaos_run(void *arg)
 {
 	struct chaos_thread *t = arg;
 	struct chaos *ch = t->ch;
 	struct fuzzer *z = &t->z;
-	struct epoll_event eev = { .events = EPOLLIN };
 	struct slot *s;
 	int ret, r;
 
@@ -1841,8 +1860,7 @@ static void *chaos_run(void *arg)
 			if (!ret) {
 				s->swapped = 0;
 				chaos_configure(z, s);
-				eev.data.u32 = s - ch->slots;
-				epoll_ctl(ch->ep, EPOLL_CTL_ADD, s->fd, &eev);
+				chaos_watch(ch, s);
 				__atomic_add_fetch(&tally->reopens, 1,
 						   __ATOMIC_RELAXED);
 			}
@@ -1893,7 +1911,7 @@ static void *chaos_read(void *arg)
 
 			pthread_rwlock_rdlock(&s->lock);
 			if (poll(&pfd, 1, 0) < 0 ||
-			    (pfd.revents & ~(POLLIN | POLLRDNORM))) {
+			    (pfd.revents & ~(POLLIN | POLLRDNORM | POLLERR))) {
 				ksft_print_msg("poll: revents %#x\n", pfd.revents);
 				ch->failed = 1;
 			}
@@ -1902,6 +1920,12 @@ static void *chaos_read(void *arg)
 			err = got < 0 ? errno : 0;
 			pthread_rwlock_unlock(&s->lock);
 			count(C_READ, err);
+			/* A file is never unconfigured again once configured. */
+			if (err == EBADFD && !(pfd.revents & POLLERR)) {
+				ksft_print_msg("read: EBADFD after poll's revents %#x\n",
+					       pfd.revents);
+				ch->failed = 1;
+			}
 			if (got < 0 && !tq_errno_in(tq_read_errno_documented, err)) {
 				ksft_print_msg("read: errno %s is not documented\n",
 					       tq_errno_name(err));
@@ -1933,7 +1957,6 @@ static int chaos_phase(__u64 seed, __u64 deadline)
 	struct chaos ch = { .deadline = deadline };
 	struct chaos_thread *t;
 	pthread_t *th;
-	struct epoll_event eev = { .events = EPOLLIN };
 	unsigned int i, nt = opt_threads + 1;
 	struct fuzzer z = { .rng = seed ^ 0xc4a05 };
 	struct slot sink = { .esize = TIMEQ_EVENT_SIZE_VER0 };
@@ -1956,8 +1979,7 @@ static int chaos_phase(__u64 seed, __u64 deadline)
 		if (s->fd < 0)
 			return -1;
 		chaos_configure(&z, s);
-		eev.data.u32 = i;
-		epoll_ctl(ch.ep, EPOLL_CTL_ADD, s->fd, &eev);
+		chaos_watch(&ch, s);
 	}
 	for (i = 0; i < nt; i++) {
 		t[i].ch = &ch;

@@ -230,7 +230,9 @@ TEST_F(dev, unconfigured)
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EBADFD, errno);
-	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	/* read() fails at once, so poll() does not wait. */
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLERR, pfd.revents);
 	EXPECT_EQ(0, tq_stats(self->fd).configured);
 }
 
@@ -556,7 +558,10 @@ TEST_F(dev, advance_read_poll)
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
 	ASSERT_GE(ep, 0);
+	/* Added before it is configured: it must still see the events. */
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &eev));
+	EXPECT_EQ(1, epoll_wait(ep, &got, 1, 0));
+	EXPECT_EQ(EPOLLERR, got.events);
 	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, tq_insert(self->fd, 50, 500, &h[0]));
 	ASSERT_EQ(0, tq_insert(self->fd, 10, 100, &h[1]));
