@@ -670,11 +670,16 @@ bool xp_cancel_work_sync(struct work_struct *work, const char *file, int line)
 		xp.wq_tail = NULL;
 		for (link = &xp.wq_head; *link; link = &(*link)->next)
 			xp.wq_tail = *link;
-		work->pending = 0;
 		ret = true;
 	}
+	/*
+	 * As the kernel's, the cancel holds the work's pending mark until it
+	 * returns, so that a queue_work() meanwhile queues nothing.
+	 */
+	work->pending = 1;
 	while (work->running)
 		xp_block(work);
+	work->pending = 0;
 	return ret;
 }
 
