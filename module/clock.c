@@ -533,9 +533,9 @@ static u64 tq_clock_late(struct timeq *q, u64 time)
 
 /*
  * Run @timer's callback in its lockdep class (&struct timeq_timer), held
- * by a copy of the map, since the callback may free the timer; taken as a
- * trylock, which lockdep does not check against the locks held, and which
- * leaves @expiry, too, before each lock the callback takes.
+ * by a copy of the map, since the callback may free the timer. Taken as a
+ * trylock: lockdep checks it against no lock held, and links each lock
+ * the callback takes to @expiry as well as to it.
  */
 static void tq_clock_call(struct timeq_timer *timer)
 {

@@ -1536,16 +1536,15 @@ verdict:
 static int do_poll(struct fuzzer *z, struct slot *s)
 {
 	struct pollfd pfd = { .fd = s->fd, .events = POLLIN | POLLOUT };
+	int unconfigured = s->kind == S_UNCONFIGURED;
 	int ret = poll(&pfd, 1, 0);
 
 	count(C_POLL, ret < 0 ? errno : 0);
 	if (ret < 0 || (pfd.revents & ~(POLLIN | POLLRDNORM | POLLERR)))
 		return BAD("poll: %d, revents %#x", ret, pfd.revents);
-	if (z->model &&
-	    !!(pfd.revents & POLLERR) != (s->kind == S_UNCONFIGURED))
+	if (z->model && !!(pfd.revents & POLLERR) != unconfigured)
 		return BAD("poll: revents %#x on a file %s", pfd.revents,
-			   s->kind == S_UNCONFIGURED ? "not configured" :
-						       "configured");
+			   unconfigured ? "not configured" : "configured");
 	if (z->model && s->kind != S_MONO &&
 	    !!(pfd.revents & POLLIN) != !!s->m.events)
 		return BAD("poll: revents %#x with %u events", pfd.revents,
