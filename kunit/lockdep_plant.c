@@ -5,21 +5,21 @@
  * (tools/testing/vm/plant-lockdep.sh, which alone loads it). Built by the
  * Kbuild with TIMEQ_CLIENT=y.
  *
- * Loading it arms a timer whose callback takes plant_lock, waits until the
- * callback has run, then, holding plant_lock, calls timeq_delete_sync() on
- * the timer (misuse=sync) or timeq_expire() on its base (misuse=expire).
- * Had the callback been running then, waiting for plant_lock, that would
- * deadlock; it has returned, so nothing waits, and lockdep reports the
- * circular dependency between plant_lock and the timer's class, or the
- * base's @expiry, all the same. The load then succeeds (or fails with
- * ETIMEDOUT if the callback does not run within 30 s), and unloading does
- * nothing.
+ * Loading it arms a timer, due at once, whose callback takes plant_lock,
+ * and expires the base: when timeq_expire() returns, the callback has run,
+ * here or in the base's work. Then, holding plant_lock, it calls
+ * timeq_delete_sync() on the timer (misuse=sync) or timeq_expire() on its
+ * base (misuse=expire). Had the callback been running then, waiting for
+ * plant_lock, that would deadlock; it has returned, so nothing waits, and
+ * lockdep reports the circular dependency between plant_lock and the
+ * timer's class, or the base's @expiry, all the same. The load then
+ * succeeds, and unloading does nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bug.h>
 #include <linux/completion.h>
 #include <linux/err.h>
-#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -57,9 +57,10 @@ static int __init timeq_lockdep_plant_init(void)
 	ret = timeq_timer_arm(base, &plant_timer, timeq_base_ticks(base));
 	if (ret)
 		goto out;
-	if (!wait_for_completion_timeout(&plant_ran, 30 * HZ)) {
+	timeq_expire(base);
+	if (WARN_ON(!completion_done(&plant_ran))) {
 		timeq_delete_sync(base, &plant_timer);
-		ret = -ETIMEDOUT;
+		ret = -EIO;
 		goto out;
 	}
 	mutex_lock(&plant_lock);

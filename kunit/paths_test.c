@@ -1954,10 +1954,13 @@ static void paths_test_clock_callback_class(struct kunit *test)
 		timeq_timer_init(&ct[i].timer, class_fn);
 	ct[0].other = b;
 	ct[0].nested = &ct[1];
-	/* Until b's own work does not run [1] first. */
+	/* Again while b's own work runs [1] before the nested expiry can. */
 	for (tries = 0; tries < 20; tries++) {
-		init_completion(&ct[0].done);
-		init_completion(&ct[1].done);
+		for (i = 0; i < 2; i++) {
+			init_completion(&ct[i].done);
+			ct[i].held = false;
+		}
+		ct[0].expired = 0;
 		KUNIT_ASSERT_EQ(test,
 				timeq_timer_arm(a, &ct[0].timer,
 						timeq_base_ticks(a)),

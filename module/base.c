@@ -407,8 +407,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
  *					mutex_lock(&m);   <- waits for CPU0
  *	timeq_delete_sync();   <- waits for the callback: deadlock
  *
- * lockdep reports both (&struct timeq_timer's @lockdep_map). Once it
- * returns, the owner may free @timer.
+ * lockdep can report both (&struct timeq_timer's @lockdep_map says
+ * when). Once it returns, the owner may free @timer.
  *
  * Context: process context, may sleep.
  * Return: 1 if @timer was armed (or had a pending request that armed it),

@@ -328,8 +328,8 @@ static inline void __timeq_timer_init(struct timeq_timer *timer,
  * @timer:	the timer
  * @fn:		its callback, or NULL for none
  *
- * Also re-enables a timer after timeq_shutdown_sync(). The timers
- * initialised at one call site share a lockdep class (&struct timeq_timer).
+ * Also re-enables a timer after timeq_shutdown_sync(). With lockdep, also
+ * gives the timer its class (&struct timeq_timer's @lockdep_map).
  *
  * Context: any; @timer must not be in use.
  */

@@ -388,7 +388,8 @@ vm() {
 		--append kunit.filter_glob=timeq_paths \
 		-k "$debug/timeq.ko" -k "$debug/timeq_test.ko" --kunit timeq_paths \
 		-b "$st/timeq_test" -b "$st/timeq_test_32" -b "$st/timeq_lib_test"
-	# lockdep sees a timeq_delete_sync() under a lock its callback takes.
+	# lockdep sees a timeq_delete_sync(), and a timeq_expire(), under a
+	# lock a callback takes.
 	start_suite "${after[@]}" vm-lockdep-plant "$vm/plant-lockdep.sh" "$debug"
 	start_suite "${after[@]}" make-run as_step make-run tools/run.sh
 	# Isolation in each stock kernel; expiry under load in 6.12-rt (the

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build timeq.ko, timeq_smoke.ko, timeq_client.ko and timeq_flowtrack.ko
-# (and the other test aids of TIMEQ_CLIENT=y, Kbuild) against each Debian
-# kernel timeq supports, with W=1 and sparse (C=2):
+# Build timeq.ko, timeq_flowtrack.ko and the test modules of TIMEQ_SMOKE=y
+# and TIMEQ_CLIENT=y (Kbuild says which) against each Debian kernel timeq
+# supports, with W=1 and sparse (C=2):
 # bookworm's stock 6.1, 6.12 and 6.12-rt. Any line the compiler or sparse
 # prints fails that build (build-module.sh). Installs the headers when
 # missing. Each build happens in its own copy of the sources under

@@ -673,8 +673,9 @@ bool xp_cancel_work_sync(struct work_struct *work, const char *file, int line)
 		ret = true;
 	}
 	/*
-	 * As the kernel's, the cancel holds the work's pending mark until it
-	 * returns, so that a queue_work() meanwhile queues nothing.
+	 * As in the kernel (6.1 holds the work's pending bit, 6.12 disables
+	 * the work), a queue_work() during the cancel queues nothing: the
+	 * cancel holds the pending mark until it returns.
 	 */
 	work->pending = 1;
 	while (work->running)

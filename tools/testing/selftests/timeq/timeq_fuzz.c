@@ -1824,8 +1824,8 @@ static void chaos_configure(struct fuzzer *z, struct slot *s)
 
 /*
  * The reader's epoll watches @s's file; edge-triggered if it is not
- * configured, so that its EPOLLERR, always there, wakes the reader once,
- * and the events of a CONFIGURE of the others later wake it again.
+ * configured, so that its EPOLLERR, always there, wakes the reader once;
+ * once another thread configures it, each new event wakes the reader.
  */
 static void chaos_watch(struct chaos *ch, struct slot *s)
 {
