@@ -69,6 +69,9 @@
  * in timeq_delete_sync(), or for its turn to expire in timeq_expire()).
  * timeq_users_lock guards the user table and each user's file count; its
  * element count is atomic. Order: a file's mutex, then timeq_users_lock.
+ * A command or read() waits for @mutex killably: its holder copies to and
+ * from user memory, whose fault another task may leave unresolved (as
+ * userfaultfd can), and a task waiting behind it can still be killed.
  *
  * Permissions: the device is 0666. Any local user may open it, as any user
  * may make timerfds: what a file can make the kernel hold is bounded by
@@ -1162,7 +1165,8 @@ static long tq_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	ret = tq_dev_copy_in(&buf, ioc, uarg, &usize);
 	if (ret)
 		return ret;
-	mutex_lock(&f->mutex);
+	if (mutex_lock_killable(&f->mutex))
+		return -EINTR;
 	if (ioc->configured && !f->q)
 		ret = -EBADFD;
 	else
@@ -1182,7 +1186,8 @@ static ssize_t tq_dev_read(struct file *file, char __user *buf, size_t len,
 	ssize_t ret;
 
 	for (;;) {
-		mutex_lock(&f->mutex);
+		if (mutex_lock_killable(&f->mutex))
+			return -EINTR;
 		if (!f->q) {
 			ret = -EBADFD;
 			goto out;

@@ -36,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include <linux/timeq.h>
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 #include "timeq_lib.h"
@@ -707,6 +709,122 @@ TEST_F(dev, read_interrupted)
 	ASSERT_EQ(1, tq_advance(self->fd, 4));
 	ASSERT_EQ(sizeof(ev), read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(33, ev.cookie);
+}
+
+/* --- a command that holds the mutex asleep in a fault --- */
+
+struct held_batch {
+	int fd;
+	struct timeq_op *ops;
+	int ret;
+};
+
+static void *held_batch_run(void *arg)
+{
+	struct held_batch *h = arg;
+
+	h->ret = tq_batch(h->fd, h->ops, 1);
+	return NULL;
+}
+
+/* The state letter of task @pid ('R', 'S', 'D', ...), or 0. */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (tq_read_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Tries of a millisecond: far more than any host takes. */
+#define KILL_TRIES	30000
+
+/*
+ * A batch holds the file's mutex while a fault of its operations waits
+ * on userfaultfd. A task waiting behind it, in a command or in read(),
+ * dies when killed, before the fault is resolved; then the batch goes on.
+ */
+TEST_F_TIMEOUT(dev, mutex_wait_killable, SLOW_TIMEOUT)
+{
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct timeq_op op = { .op = TIMEQ_OP_INSERT, .time = 10, .cookie = 7 };
+	struct held_batch held = { .fd = self->fd };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_copy copy = { .len = PAGE };
+	int uffd, i, w, status, go[2], exited[2] = { 0, 0 };
+	struct pollfd pfd;
+	struct uffd_msg msg;
+	char *page, *src, c;
+	pthread_t thread;
+	pid_t pid[2];
+
+	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	page = pages(1);
+	src = pages(1);
+	ASSERT_TRUE(page && src);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = PAGE;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	held.ops = (struct timeq_op *)page;
+	ASSERT_EQ(0, pthread_create(&thread, NULL, held_batch_run, &held));
+	/* The batch reads its operation under the mutex, and faults. */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, -1));
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pipe(go));
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i]) {
+			struct timeq_event ev;
+
+			close(go[0]);
+			if (write(go[1], "x", 1) != 1)
+				_exit(1);
+			if (i)
+				_exit(read(self->fd, &ev, sizeof(ev)) < 0);
+			tq_stats(self->fd);
+			_exit(0);
+		}
+		close(go[1]);
+		ASSERT_EQ(1, read(go[0], &c, 1));
+		close(go[0]);
+		/* Asleep in the kernel: for the mutex. */
+		for (w = 0; w < KILL_TRIES && task_state(pid[i]) != 'D'; w++)
+			usleep(1000);
+		ASSERT_EQ('D', task_state(pid[i]));
+		ASSERT_EQ(0, kill(pid[i], SIGKILL));
+		for (w = 0; w < KILL_TRIES && !exited[i]; w++) {
+			exited[i] = waitpid(pid[i], &status, WNOHANG) == pid[i];
+			if (!exited[i])
+				usleep(1000);
+		}
+	}
+	/* The fault resolved: the batch's operation, an insert, applies. */
+	memcpy(src, &op, sizeof(op));
+	copy.dst = (uintptr_t)page;
+	copy.src = (uintptr_t)src;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_EQ(1, held.ret);
+	EXPECT_EQ(1, tq_stats(self->fd).queued);
+	for (i = 0; i < 2; i++) {
+		if (!exited[i])
+			waitpid(pid[i], &status, 0);
+		EXPECT_TRUE(exited[i])
+			TH_LOG("%s waiting for the mutex was not killed",
+			       i ? "read()" : "TIMEQ_STATS");
+	}
+	close(uffd);
 }
 
 /* --- batches --- */
