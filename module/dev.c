@@ -300,7 +300,7 @@ static struct tq_dev_user *tq_dev_user_get(kuid_t uid)
 	hash_for_each_possible(timeq_users, user, node, __kuid_val(uid))
 		if (uid_eq(user->uid, uid))
 			goto found;
-	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	user = kzalloc(sizeof(*user), GFP_KERNEL_ACCOUNT);
 	if (!user) {
 		user = ERR_PTR(-ENOMEM);
 		goto out;
