@@ -48,7 +48,11 @@
  * TIMEQ_ADVANCE and TIMEQ_BATCH return a count as the ioctl's return
  * value instead, which cannot fault. On the monotonic clock the kernel
  * expires due elements at any moment, a failed command included: that is
- * the clock moving, not the command.
+ * the clock moving, not the command. A TIMEQ_MIN there that fails to
+ * write its result (EFAULT) may still have filed elements that
+ * TIMEQ_UPDATE moved later at their new times (&struct timeq_element):
+ * their places among elements of equal time (&struct timeq_update) are
+ * all it changes.
  *
  * Limits. Besides the cap of each file, a user (the effective uid of the
  * task that configures a file, for the life of that file) may have at
