@@ -36,13 +36,14 @@ static_assert(sizeof(struct timeq_base) <= 1024,
 #endif
 
 /*
- * Make a base: its clock of @granularity, its hand-off, and its queue,
- * whose clock starts at the base's current tick, or at @now for a test
- * base (@test).
+ * Make a base: its clock of @granularity, its expiry of the class @key
+ * (NULL for its own), its hand-off, and its queue, whose clock starts at
+ * the base's current tick, or at @now for a test base (@test).
  */
 static struct timeq_base *tq_base_new(u64 granularity, bool test, u64 now,
 				      u64 horizon, unsigned int delta,
-				      unsigned int nbuckets, gfp_t gfp)
+				      unsigned int nbuckets, gfp_t gfp,
+				      struct lock_class_key *key)
 {
 	struct timeq_base *base;
 	int err;
@@ -50,7 +51,7 @@ static struct timeq_base *tq_base_new(u64 granularity, bool test, u64 now,
 	base = kzalloc(sizeof(*base), gfp);
 	if (!base)
 		return ERR_PTR(-ENOMEM);
-	tq_clock_init(base, granularity);
+	tq_clock_init(base, granularity, key);
 #ifdef TIMEQ_TEST_BASE
 	base->test = test;
 #endif
@@ -118,10 +119,26 @@ struct timeq_base *timeq_base_create(u64 granularity, u64 horizon,
 	might_sleep();
 	if (!tq_base_span_ok(granularity, horizon))
 		return ERR_PTR(-EINVAL);
-	return tq_base_new(granularity, false, 0, horizon, delta, nbuckets,
-			   gfp);
+	return tq_base_new(granularity, false, 0, horizon, delta, nbuckets, gfp,
+			   NULL);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_base_create, TIMEQ_NS);
+
+/*
+ * timeq_base_create() with the queue's default shape, for bases whose
+ * callbacks expire no base (dev.c's): their expiry mutexes are of one
+ * lockdep class, @key, so that the bases a user makes take no class each
+ * (lockdep has 8192). A base of timeq_base_create() has a class of its
+ * own (&struct timeq_base's @expiry_key).
+ */
+struct timeq_base *tq_base_create_shared(u64 granularity, u64 horizon,
+					 gfp_t gfp, struct lock_class_key *key)
+{
+	might_sleep();
+	if (!tq_base_span_ok(granularity, horizon))
+		return ERR_PTR(-EINVAL);
+	return tq_base_new(granularity, false, 0, horizon, 0, 0, gfp, key);
+}
 
 #ifdef TIMEQ_TEST_BASE
 /**
@@ -148,7 +165,8 @@ struct timeq_base *tq_base_create_test(u64 now, u64 horizon, unsigned int delta,
 				       unsigned int nbuckets)
 {
 	might_sleep();
-	return tq_base_new(1, true, now, horizon, delta, nbuckets, GFP_KERNEL);
+	return tq_base_new(1, true, now, horizon, delta, nbuckets, GFP_KERNEL,
+			   NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(tq_base_create_test);
 #endif

@@ -725,8 +725,12 @@ VISIBLE_IF_KUNIT bool tq_clock_stopping(struct timeq_base *base)
 EXPORT_SYMBOL_IF_KUNIT(tq_clock_stopping);
 #endif
 
-/* The clock's part of timeq_base_create(), before the queue is made. */
-void tq_clock_init(struct timeq_base *base, u64 granularity)
+/*
+ * The clock's part of timeq_base_create(), before the queue is made: its
+ * @expiry of the class @key, or of @expiry_key if @key is NULL.
+ */
+void tq_clock_init(struct timeq_base *base, u64 granularity,
+		   struct lock_class_key *key)
 {
 	base->granularity = granularity;
 	hrtimer_setup(&base->hrtimer, tq_clock_fire, CLOCK_MONOTONIC,
@@ -736,7 +740,7 @@ void tq_clock_init(struct timeq_base *base, u64 granularity)
 	INIT_LIST_HEAD(&base->due);
 	init_waitqueue_head(&base->wait);
 	lockdep_register_key(&base->expiry_key);
-	__mutex_init(&base->expiry, "&base->expiry", &base->expiry_key);
+	__mutex_init(&base->expiry, "&base->expiry", key ?: &base->expiry_key);
 }
 
 /* The last step of timeq_base_destroy(), or of a failed create. */

@@ -45,7 +45,8 @@
  * @expiry:	held by each run of the expiry (tq_clock_run())
  * @expiry_key: @expiry's lock class, one a base: a callback of one base
  *		may expire another (timeq_expire()), so lockdep must not
- *		take the two for one lock taken twice
+ *		take the two for one lock taken twice; but for a base of
+ *		tq_base_create_shared()
  * @test:	a test base (tq_base_create_test()); with TIMEQ_TEST_BASE
  *		only
  *
@@ -129,11 +130,14 @@ struct timeq_base *tq_base_create_test(u64 now, u64 horizon, unsigned int delta,
 				       unsigned int nbuckets);
 #endif
 
-/* base.c: whether timeq_base_create() takes them, for dev.c too. */
+/* base.c: for dev.c. */
 bool tq_base_span_ok(u64 granularity, u64 horizon);
+struct timeq_base *tq_base_create_shared(u64 granularity, u64 horizon,
+					 gfp_t gfp, struct lock_class_key *key);
 
 /* clock.c: the clock's share of a base's life, for base.c. */
-void tq_clock_init(struct timeq_base *base, u64 granularity);
+void tq_clock_init(struct timeq_base *base, u64 granularity,
+		   struct lock_class_key *key);
 void tq_clock_stop(struct timeq_base *base);
 void tq_clock_release(struct timeq_base *base);
 void tq_clock_exit(struct timeq_base *base);

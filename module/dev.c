@@ -7,16 +7,18 @@
  *
  *  - A file (struct tq_dev_file) owns one queue, made by TIMEQ_CONFIGURE
  *    through its clock's calls (struct tq_dev_clock, as posix-timers'
- *    k_clock): timeq_create() for the manual clock, timeq_base_create() for
- *    CLOCK_MONOTONIC. Its elements (struct tq_dev_element) are timers, each
- *    with the caller's cookie, allocated from a kmem_cache made with
- *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
- *    so are the file, the queue's arrays and per-CPU counters, and the
- *    handle table. So is the queue's file in debugfs (module/stats.c),
- *    made in the configuring task: its dentry and inode come from the
- *    VFS's caches, which are SLAB_ACCOUNT in every kernel timeq builds
- *    for; only the state debugfs allocates when the file is first opened
- *    is charged to the opener, who may read debugfs (root).
+ *    k_clock): timeq_create() for the manual clock, a timer base for
+ *    CLOCK_MONOTONIC (tq_base_create_shared(): the expiry mutexes of all
+ *    files are one lockdep class, as their callbacks expire no base). Its
+ *    elements (struct tq_dev_element) are timers, each with the caller's
+ *    cookie, allocated from a kmem_cache made with SLAB_ACCOUNT, so a
+ *    user's elements are charged to its memory cgroup; so are the file,
+ *    the queue's arrays and per-CPU counters, and the handle table. So is
+ *    the queue's file in debugfs (module/stats.c), made in the configuring
+ *    task: its dentry and inode come from the VFS's caches, which are
+ *    SLAB_ACCOUNT in every kernel timeq builds for; only the state debugfs
+ *    allocates when the file is first opened is charged to the opener, who
+ *    may read debugfs (root).
  *  - A handle is the element's index in the file's xarray (low 32 bits)
  *    and a generation (high 32 bits) from the file's own counter, which
  *    starts at a random value. A handle is refused once its element is
@@ -507,10 +509,11 @@ static const struct tq_dev_clock tq_dev_manual = {
 static int tq_dev_monotonic_create(struct tq_dev_file *f,
 				   const struct timeq_configure *arg)
 {
+	static struct lock_class_key expiry_key;
 	struct timeq_base *base;
 
-	base = timeq_base_create(arg->granularity, arg->horizon, 0, 0,
-				 GFP_KERNEL_ACCOUNT);
+	base = tq_base_create_shared(arg->granularity, arg->horizon,
+				     GFP_KERNEL_ACCOUNT, &expiry_key);
 	if (IS_ERR(base))
 		return PTR_ERR(base);
 	f->base = base;

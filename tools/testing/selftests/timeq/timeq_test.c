@@ -2599,4 +2599,52 @@ TEST(close_with_events_unread)
 	EXPECT_EQ(0, close(fd));
 }
 
+/* lockdep's count of the lock classes in use, or -1 without lockdep. */
+static long long lock_classes(void)
+{
+	int fd = open("/proc/lockdep_stats", O_RDONLY | O_CLOEXEC);
+	char buf[8192], *p;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "lock-classes:");
+	return p ? strtoll(p + strlen("lock-classes:"), NULL, 10) : -1;
+}
+
+#define CLASS_FILES	64
+
+/*
+ * With lockdep, monotonic files take no lock class each: their expiry
+ * mutexes, which TIMEQ_MIN takes, are of one class, so that a user's
+ * files cannot use up lockdep's classes.
+ */
+TEST(lockdep_one_class_for_files)
+{
+	struct timeq_element e = { .size = sizeof(e) };
+	long long before = lock_classes(), after;
+	int fd[CLASS_FILES], i;
+
+	if (before < 0)
+		SKIP(return, "no /proc/lockdep_stats");
+	for (i = 0; i < CLASS_FILES; i++) {
+		fd[i] = open(TQ_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd[i]);
+		ASSERT_EQ(0, tq_configure_mono(fd[i], 1000000, 1000, 0));
+		EXPECT_EQ(-1, tq_element(fd[i], TIMEQ_MIN, &e));
+		EXPECT_EQ(ENODATA, errno);
+	}
+	after = lock_classes();
+	for (i = 0; i < CLASS_FILES; i++)
+		close(fd[i]);
+	EXPECT_GT(CLASS_FILES / 2, after - before)
+		TH_LOG("%d files: lock classes %lld, then %lld", CLASS_FILES,
+		       before, after);
+}
+
 TEST_HARNESS_MAIN
