@@ -292,6 +292,49 @@ static void paths_test_move_armed_only(struct kunit *test)
 	check(test, base);
 }
 
+/* Whether @timer's expires word is open to stores (fast.c). */
+static bool word_open(struct timeq_timer *timer)
+{
+	return atomic64_read(&timer->expires) & TQ_EXPIRES_OPEN;
+}
+
+/*
+ * A timer queued in another base is that base's: the slow-side calls of
+ * this one refuse it and leave it as it is, its word open, not shut
+ * down, with or without a request of it pending there, and none of them
+ * waits for that request.
+ */
+static void paths_test_foreign(struct kunit *test)
+{
+	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
+	struct timeq_base *other = test_base(test, 0, 256, 16, 16);
+	struct timeq_timer b;
+
+	timeq_timer_init(&b, NULL);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(other, &b, 40), 0);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 50), -EBUSY);
+	KUNIT_EXPECT_EQ(test, tq_timer_move(base, &b, 50), -ENOENT);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &b), 0);
+	KUNIT_EXPECT_EQ(test, tq_delete_sync(base, &b), 0);
+	KUNIT_EXPECT_TRUE(test, word_open(&b));
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 40);
+	KUNIT_EXPECT_EQ(test, timeq_count(tq_base_queue(other)), 1);
+	KUNIT_EXPECT_EQ(test, timeq_count(tq_base_queue(base)), 0);
+	/* The minimum going far: handed off in other, maybe still pending. */
+	KUNIT_EXPECT_EQ(test, fast_update(other, &b, 200), TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &b, 50), -EBUSY);
+	KUNIT_EXPECT_EQ(test, tq_timer_delete(base, &b), 0);
+	KUNIT_EXPECT_EQ(test, tq_delete_sync(base, &b), 0);
+	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(base, &b), 0);
+	settle(other);
+	KUNIT_EXPECT_FALSE(test, test_bit(TQ_TIMER_SHUTDOWN, &b.flags));
+	KUNIT_EXPECT_EQ(test, timeq_node_time(&b.node), 200);
+	KUNIT_EXPECT_TRUE(test, word_open(&b));
+	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(other, &b), 1);
+	check(test, base);
+	check(test, other);
+}
+
 static void paths_test_applied(struct kunit *test)
 {
 	struct timeq_base *base = test_base(test, 0, 256, 16, 16);
@@ -2370,6 +2413,7 @@ stop:
 static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_test_base),
 	KUNIT_CASE(paths_test_move_armed_only),
+	KUNIT_CASE(paths_test_foreign),
 	KUNIT_CASE(paths_test_applied),
 	KUNIT_CASE(paths_test_deferred),
 	KUNIT_CASE(paths_test_lanes),

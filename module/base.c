@@ -389,7 +389,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_move, TIMEQ_NS);
  * timeq_delete_sync().
  *
  * Context: the slow side; takes every lock.
- * Return: 1 if @timer was armed in @base, 0 if not.
+ * Return: 1 if @timer was armed in @base, 0 if not (a timer queued in
+ * another base is left as it is).
  */
 int timeq_timer_delete(struct timeq_base *base, struct timeq_timer *timer)
 {
@@ -428,6 +429,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
  * lockdep can report both (&struct timeq_timer's @lockdep_map says
  * when). Once it returns, the owner may free @timer.
  *
+ * A timer queued in another base is that base's: it is left as it is (a
+ * misuse; its callback running in @base is still waited for).
+ *
  * Context: process context, may sleep.
  * Return: 1 if @timer was armed (or had a pending request that armed it),
  * 0 if not.
@@ -451,7 +455,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_delete_sync, TIMEQ_NS);
  * refused, or is done and undone before it returns. A refused fast update
  * still reads @timer, so before freeing it the owner must still make sure
  * no fast update can reach it, as timeq_delete_sync() says.
- * timeq_timer_init() makes it usable again.
+ * timeq_timer_init() makes it usable again. A timer queued in another
+ * base is left as it is, not shut down, as timeq_delete_sync() says.
  *
  * Context: process context, may sleep.
  * Return: 1 if @timer was armed, 0 if not.

@@ -47,7 +47,12 @@
  * does, so that a request that returned before the call cannot land
  * after it. It sleeps rather than spins: the task it waits for may be a
  * fast path preempted between its two steps (PREEMPT_RT), or a drain on
- * its own CPU that a SCHED_FIFO caller would never let run.
+ * its own CPU that a SCHED_FIFO caller would never let run. A timer
+ * queued in another base is refused first, in the lock hold that would
+ * drain: its requests and its word are that base's, and that base's
+ * drain wakes no waiter of this one. (A request pending in another base
+ * for a timer queued in none cannot be seen: a timer is used with one
+ * base at a time.)
  * (tools/testing/spin model-checks the protocol, and tools/testing/explore
  * runs the C code of it under controlled interleavings.)
  *
@@ -307,20 +312,24 @@ static void tq_discard(struct timeq *q)
  * not yet pushed; pushed since the drain; or held by another caller's
  * drain in a door), wait for it and start again. It returns with no door
  * since PENDING was found clear, so no fast update can land between that
- * and the caller's own change. See "The hand-off".
+ * and the caller's own change. See "The hand-off". Return: 0; -EBUSY,
+ * with nothing done, if @timer is queued in another base. Either way with
+ * the locks held.
  */
-static void tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer,
-				  u64 room) __acquires(&q->head_lock)
+static int tq_slow_begin_drained(struct timeq *q, struct timeq_timer *timer,
+				 u64 room) __acquires(&q->head_lock)
 	__acquires(&q->head2_lock) __acquires(&q->bucket_lock)
 {
 	for (;;) {
 		tq_timer_begin(q);
+		if (tq_foreign(&timer->node, q))
+			return -EBUSY;
 		/* Too far even for the current tick: tq_arm() says so. */
 		if (room != TQ_NO_ROOM)
 			tq_room(q, room);
 		tq_drain(q);
 		if (!test_bit(TQ_TIMER_PENDING, &timer->flags))
-			return;
+			return 0;
 		tq_timer_end(q);
 		tq_wait_request(q, timer);
 		/*
@@ -412,8 +421,11 @@ static int tq_timer_set(struct timeq_base *base, struct timeq_timer *timer,
 	might_sleep();
 	if (armed_only && tq_timer_store(base, timer, time))
 		return 0;
-	tq_slow_begin_drained(q, timer, time);
-	ret = tq_timer_refuse(q, timer, armed_only);
+	ret = tq_slow_begin_drained(q, timer, time);
+	if (ret)
+		ret = armed_only ? -ENOENT : ret;
+	else
+		ret = tq_timer_refuse(q, timer, armed_only);
 	if (!ret)
 		ret = tq_arm(q, timer, time);
 	tq_timer_end(q);
@@ -440,8 +452,8 @@ int tq_timer_delete(struct timeq_base *base, struct timeq_timer *timer)
 	struct timeq *q = &base->queue;
 	int ret;
 
-	tq_slow_begin_drained(q, timer, TQ_NO_ROOM);
-	ret = tq_disarm(q, timer);
+	ret = !tq_slow_begin_drained(q, timer, TQ_NO_ROOM) &&
+	      tq_disarm(q, timer);
 	tq_timer_end(q);
 	return ret;
 }
@@ -451,27 +463,31 @@ EXPORT_SYMBOL_IF_KUNIT(tq_timer_delete);
  * Drain and delete until no request names @timer and no callback runs it.
  * A request in flight is waited for (tq_wait_request()), and a running
  * callback (tq_clock_wait()), each by sleeping; to lockdep, a wait for
- * the callback's class (&struct timeq_timer).
+ * the callback's class (&struct timeq_timer). A timer queued in another
+ * base is left as it is, as tq_slow_begin_drained() leaves it, but for
+ * the wait for its callback running in this one (it may have armed it
+ * there).
  */
 static int tq_sync(struct timeq_base *base, struct timeq_timer *timer,
 		   bool shutdown)
 {
 	struct timeq *q = &base->queue;
-	bool running, pending;
+	bool running, pending, foreign;
 	int ret = 0;
 
 	lock_map_acquire(&timer->lockdep_map);
 	lock_map_release(&timer->lockdep_map);
 	for (;;) {
 		tq_timer_begin(q);
-		if (shutdown)
+		foreign = tq_foreign(&timer->node, q);
+		if (shutdown && !foreign)
 			set_bit(TQ_TIMER_SHUTDOWN, &timer->flags);
 		/* Pairs with test_and_set_bit() in tq_handoff(). */
 		smp_mb__after_atomic();
 		tq_drain(q);
-		if (tq_disarm(q, timer))
+		if (!foreign && tq_disarm(q, timer))
 			ret = 1;
-		pending = test_bit(TQ_TIMER_PENDING, &timer->flags);
+		pending = !foreign && test_bit(TQ_TIMER_PENDING, &timer->flags);
 		running = tq_clock_running(q, timer);
 		tq_timer_end(q);
 		if (running)
@@ -480,6 +496,8 @@ static int tq_sync(struct timeq_base *base, struct timeq_timer *timer,
 			tq_wait_request(q, timer);
 		else
 			return ret;
+		/* As tq_slow_begin_drained(): a request may be put back. */
+		cond_resched();
 	}
 }
 
