@@ -206,7 +206,8 @@ static void tq_wait_request(struct timeq *q, struct timeq_timer *timer)
  * carries the latest time and this one is done. A request the slow side's
  * clock cannot make room for (the fast path's clock went further, which
  * tq_clock_make_room() rules out but for a clock that went back) goes
- * back on the list, and the work runs again.
+ * back on the list, and the work runs again. A shut-down timer's request
+ * is dropped, with no room made for it.
  */
 static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 	__must_hold(&q->head_lock) __must_hold(&q->head2_lock)
@@ -215,7 +216,8 @@ static void tq_apply(struct timeq *q, struct timeq_timer *timer)
 	u64 want = atomic64_read(&timer->want);
 
 	for (;;) {
-		if (tq_room(q, want)) {
+		if (!test_bit(TQ_TIMER_SHUTDOWN, &timer->flags) &&
+		    tq_room(q, want)) {
 			llist_add(&timer->handoff, &tq_base_of(q)->handoffs);
 			/*
 			 * Even on a stopping base: only its work, or a callback

@@ -1312,6 +1312,39 @@ static void white_test_due_make_room(struct kunit *test)
 }
 
 /*
+ * A request for a time beyond a window that an overdue timer holds back,
+ * whose timer is then shut down: the shutdown's drain drops it and makes
+ * no room for it (tq_apply()), so the clock stays and the overdue timer
+ * stays queued until its expiry.
+ *
+ *	c0 at base + 10; the clock 3000 ticks on; c5 handed off for
+ *	tick + 1000, then shut down
+ */
+static void white_test_shutdown_no_room(struct kunit *test)
+{
+	struct fix f;
+	u64 base, tick;
+
+	fix_clocked(test, &f, 1024);
+	base = timeq_now(f.q);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[0].timer, base + 10), 0);
+	clock_ahead(3000);
+	tick = timeq_base_ticks(f.base);
+	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[5].timer, tick + 1000),
+			TIMEQ_DEFERRED);
+	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(f.base, &f.c[5].timer), 0);
+	/* Caught up as far as c0 holds it back, no further. */
+	KUNIT_EXPECT_EQ(test, timeq_now(f.q), base + 10);
+	KUNIT_EXPECT_NE(test, tq_tag(&f.c[0].timer.node), TQ_TAG_OUT);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&f.c[5].timer.node));
+	sound(test, f.base);
+	run_all(f.base);
+	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);
+	KUNIT_EXPECT_EQ(test, f.c[0].early, 0);
+	KUNIT_EXPECT_EQ(test, f.c[5].fired, 0);
+}
+
+/*
  * A store to a timer on the due list (module/fast.c, "Refresh by a
  * store"): to a time the clock has passed since, it is the clock's, as a
  * slow-side arm takes it, and the timer fires behind the rest of the due
@@ -1947,6 +1980,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_due_many),
 	KUNIT_CASE(white_test_due_check_at_door),
 	KUNIT_CASE(white_test_due_store),
+	KUNIT_CASE(white_test_shutdown_no_room),
 	KUNIT_CASE(white_test_store_handed),
 	KUNIT_CASE(white_test_store_retake),
 	KUNIT_CASE(white_test_catch_up_then_remove_min),
