@@ -225,10 +225,11 @@ EXPORT_SYMBOL_NS_GPL(timeq_base_bytes, TIMEQ_NS);
  * @timer:	an initialised timer, armed in @base or in none
  * @time:	its new time; a time before the base's clock means the clock
  *
- * A move of an armed timer to a later time, or to the time it already
- * has, is one compare-and-exchange on the timer, which takes no lock: the
- * timer's node stays filed at its older time, and the expiry files it
- * again when that comes (see "Refresh by a store" in module/fast.c);
+ * On a 64-bit kernel, a move of an armed timer to a later time in the
+ * window of the base's clock, or to the time it already has, is one
+ * compare-and-exchange on the timer, which takes no lock: the timer's
+ * node stays filed at its older time, and the expiry files it again
+ * when that comes (see "Refresh by a store" in module/fast.c);
  * timeq_timer_expires() reads the time it now expires at. Any other
  * update is applied at once when the locks it needs are free and it costs
  * O(1): within the current and the next bucket, between far buckets for a

@@ -269,8 +269,10 @@ int tq_update(struct timeq *q, struct timeq_node *node, u64 time, bool far)
  * @node:	an initialised node that is in no queue
  * @time:	its time, in [timeq_now(@q), timeq_now(@q) + horizon)
  *
- * O(1) worst case. Among equal times, nodes leave in insertion order. A
- * time before the current minimum makes @node the minimum.
+ * O(1) worst case for its own work (include/linux/timeq.h says what a
+ * slow-side call may finish first). Among equal times, nodes leave in
+ * insertion order. A time before the current minimum makes @node the
+ * minimum.
  *
  * Context: the slow side (see include/linux/timeq.h). Takes bucket_lock
  * alone for a far time no earlier than the minimum, else every lock.

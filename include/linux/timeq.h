@@ -69,6 +69,10 @@
  * only when another CPU's operation on the same word succeeded meanwhile
  * ("The fast path" in module/fast.c).
  *
+ * The costs given for the slow-side calls are their own work's: one that
+ * takes every lock first finishes the pending work (the minimum's search,
+ * module/queue.c) that an earlier call left between its lock holds.
+ *
  * The contexts are asserted: might_sleep() on the slow side,
  * lockdep_assert_in_softirq() on the fast path. Process context calls the
  * fast path between local_bh_disable() and local_bh_enable().
