@@ -361,9 +361,9 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
  * has passed but whose callback has not begun is still armed. The expiry
  * cannot slip between the check and the move: a move of an armed timer
  * with no request pending to a later time in the window of the base's
- * clock, or to the time it already has, is a store alone, as in
- * timeq_fast_update(), one compare-and-exchange that fails if the expiry
- * took the timer first, and takes no lock; any other move, or a store
+ * clock, or to the time it already has, is on a 64-bit kernel a store
+ * alone, as in timeq_fast_update(), one compare-and-exchange that fails
+ * if the expiry took the timer first, and takes no lock; any other move, or a store
  * that failed, checks and moves in one hold of the locks.
  *
  * Context: the slow side; takes every lock, but for a store.
@@ -430,8 +430,12 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_delete, TIMEQ_NS);
  * lockdep can report both (&struct timeq_timer's @lockdep_map says
  * when). Once it returns, the owner may free @timer.
  *
- * A timer queued in another base is that base's: it is left as it is (a
- * misuse; its callback running in @base is still waited for).
+ * A timer in use in another base is that base's, and a misuse here: one
+ * queued there is left as it is (its callback running in @base is still
+ * waited for); one with a request pending there, as after its callback
+ * armed it there with timeq_fast_update(), is not seen, and this call
+ * waits for that request until @base's own slow path runs, for ever on
+ * an idle base.
  *
  * Context: process context, may sleep.
  * Return: 1 if @timer was armed (or had a pending request that armed it),

@@ -727,7 +727,8 @@ EXPORT_SYMBOL_IF_KUNIT(tq_clock_stopping);
 
 /*
  * The clock's part of timeq_base_create(), before the queue is made: its
- * @expiry of the class @key, or of @expiry_key if @key is NULL.
+ * @expiry of the class @key, or of @expiry_key, registered, if @key is
+ * NULL.
  */
 void tq_clock_init(struct timeq_base *base, u64 granularity,
 		   struct lock_class_key *key)
@@ -739,15 +740,20 @@ void tq_clock_init(struct timeq_base *base, u64 granularity,
 	base->armed = TQ_UNARMED;
 	INIT_LIST_HEAD(&base->due);
 	init_waitqueue_head(&base->wait);
-	lockdep_register_key(&base->expiry_key);
-	__mutex_init(&base->expiry, "&base->expiry", key ?: &base->expiry_key);
+	base->own_class = !key;
+	if (base->own_class) {
+		key = &base->expiry_key;
+		lockdep_register_key(key);
+	}
+	__mutex_init(&base->expiry, "&base->expiry", key);
 }
 
 /* The last step of timeq_base_destroy(), or of a failed create. */
 void tq_clock_exit(struct timeq_base *base)
 {
 	mutex_destroy(&base->expiry);
-	lockdep_unregister_key(&base->expiry_key);
+	if (base->own_class)
+		lockdep_unregister_key(&base->expiry_key);
 }
 
 /*

@@ -41,12 +41,13 @@
  * @running:	the timer whose callback is running, or NULL
  * @stopping:	timeq_base_destroy() has begun: arm nothing, queue
  *		nothing, take no timer for its callback
+ * @own_class:	@expiry is of @expiry_key, registered with lockdep; not
+ *		for a base of tq_base_create_shared(), whose class is given
  * @wait:	where timeq_delete_sync() waits for @running to change
  * @expiry:	held by each run of the expiry (tq_clock_run())
  * @expiry_key: @expiry's lock class, one a base: a callback of one base
  *		may expire another (timeq_expire()), so lockdep must not
- *		take the two for one lock taken twice; but for a base of
- *		tq_base_create_shared()
+ *		take the two for one lock taken twice
  * @test:	a test base (tq_base_create_test()); with TIMEQ_TEST_BASE
  *		only
  *
@@ -74,6 +75,7 @@ struct timeq_base {
 	struct list_head	due;
 	struct timeq_timer	*running;
 	bool			stopping;
+	bool			own_class;
 #ifdef TIMEQ_TEST_BASE
 	bool			test;
 #endif

@@ -8,9 +8,8 @@
  *  - A file (struct tq_dev_file) owns one queue, made by TIMEQ_CONFIGURE
  *    through its clock's calls (struct tq_dev_clock, as posix-timers'
  *    k_clock): timeq_create() for the manual clock, a timer base for
- *    CLOCK_MONOTONIC (tq_base_create_shared(): the expiry mutexes of all
- *    files are one lockdep class, as their callbacks expire no base). Its
- *    elements (struct tq_dev_element) are timers, each with the caller's
+ *    CLOCK_MONOTONIC, made by tq_base_create_shared() as its callbacks
+ *    expire no base. Its elements (struct tq_dev_element) are timers, each with the caller's
  *    cookie, allocated from a kmem_cache made with SLAB_ACCOUNT, so a
  *    user's elements are charged to its memory cgroup; so are the file,
  *    the queue's arrays and per-CPU counters, and the handle table. So is
@@ -36,8 +35,9 @@
  *    events unread, so a slow reader makes inserts fail with ENOSPC and
  *    no event is ever dropped.
  *
- * A failed command changes nothing, so a result is delivered before the
- * change it reports is applied. Every command is split in three steps:
+ * A failed command changes nothing (but for the exception the uapi header
+ * gives), so a result is delivered before the change it reports is
+ * applied. Every command is split in three steps:
  * check and prepare everything that can fail (the element's memory, its
  * handle, the window), write the result to userspace, then apply, which
  * cannot fail. Under the file's mutex nothing else changes a manual queue,
@@ -79,7 +79,7 @@
  * may make timerfds: what a file can make the kernel hold is bounded by
  * the element cap and the horizon, what a user can by the per-user limits
  * (module parameters), and all of it is charged to the user's memory
- * cgroup but the small per-uid record.
+ * cgroup.
  */
 
 #include <linux/atomic.h>

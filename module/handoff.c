@@ -467,8 +467,8 @@ EXPORT_SYMBOL_IF_KUNIT(tq_timer_delete);
  * callback (tq_clock_wait()), each by sleeping; to lockdep, a wait for
  * the callback's class (&struct timeq_timer). A timer queued in another
  * base is left as it is, as tq_slow_begin_drained() leaves it, but for
- * the wait for its callback running in this one (it may have armed it
- * there).
+ * the wait for its callback running in this one (which may have armed it
+ * there with timeq_timer_arm()).
  */
 static int tq_sync(struct timeq_base *base, struct timeq_timer *timer,
 		   bool shutdown)

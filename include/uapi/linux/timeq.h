@@ -42,9 +42,10 @@
  * random value, so a handle of another file is refused too unless it
  * happens to equal one of this file's. A handle is never 0.
  *
- * Results. A command that fails changes nothing. A command whose result
- * goes to userspace writes it before it applies the change, so a result
- * that cannot be written (EFAULT) leaves the queue as it was.
+ * Results. A command that fails changes nothing, but for TIMEQ_MIN
+ * below. A command whose result goes to userspace writes it before it
+ * applies the change, so a result that cannot be written (EFAULT) leaves
+ * the queue as it was.
  * TIMEQ_ADVANCE and TIMEQ_BATCH return a count as the ioctl's return
  * value instead, which cannot fault. On the monotonic clock the kernel
  * expires due elements at any moment, a failed command included: that is
