@@ -186,11 +186,21 @@ int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time)
 int timeqfd_ops_submit(int fd, struct timeqfd_ops *b)
 {
 	struct timeq_batch batch;
+	uint32_t i;
+	int ret;
 
 	memset(&batch, 0, sizeof(batch));
 	batch.size = sizeof(batch);
 	batch.count = b->count;
 	batch.ops = (uintptr_t)b->ops;
 	batch.entry_len = sizeof(*b->ops);
-	return sys_result(ioctl(fd, TIMEQ_BATCH, &batch));
+	ret = sys_result(ioctl(fd, TIMEQ_BATCH, &batch));
+	if (ret < 0 || (uint32_t)ret >= b->count)
+		return ret;
+	/* The kernel wrote no result where it could not (uapi header). */
+	if (!b->ops[ret].result)
+		b->ops[ret].result = -EFAULT;
+	for (i = ret + 1; i < b->count; i++)
+		b->ops[i].result = -ECANCELED;
+	return ret;
 }

@@ -20,8 +20,9 @@ extern "C" {
  *
  * A small C library over the ioctls of /dev/timeq, whose ABI is
  * include/uapi/linux/timeq.h (and timeq(4)). Each function is one system
- * call. It fills the structures, with their sizes, and returns what the
- * kernel answered:
+ * call (the timeqfd_ops_* builders make none, and timeqfd_ops_submit()
+ * then marks the operations it did not apply). It fills the structures,
+ * with their sizes, and returns what the kernel answered:
  *
  *  - 0 (or a count, or a file descriptor) on success;
  *  - a negative errno on failure, such as -ERANGE or -ENOENT, as kernel
@@ -35,7 +36,10 @@ extern "C" {
  * Structures are those of the ABI, of the version this library was built
  * with: the kernel accepts them from a newer and an older version alike
  * (see "Structures" in the ABI), and &struct timeq_stats.filled says how
- * much of the statistics an older kernel filled.
+ * much of the statistics an older kernel filled. The library fills them
+ * at its own sizes, so a program must be built against the uapi header
+ * of the library it runs with; the soname does not follow the growth of
+ * a structure.
  *
  * The functions are named timeqfd_*, for the file descriptor they act on,
  * as timerfd's are; timeq_* names the module's in-kernel API.
@@ -165,7 +169,8 @@ int timeqfd_stats(int fd, struct timeq_stats *stats);
 
 /**
  * timeqfd_read - take expired elements
- * @fd:		a configured queue
+ * @fd:		a queue configured with events of sizeof(struct timeq_event),
+ *		as the timeqfd_configure_*() calls configure it
  * @events:	where to put them
  * @n:		room in @events, in events; the kernel gives at most 16 a call
  *
@@ -185,7 +190,7 @@ ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n);
  * timeqfd_ops_insert(), timeqfd_ops_delete() and timeqfd_ops_update() add to
  * it, timeqfd_ops_submit() applies it in one call. Then each entry of @ops
  * holds its operation's result (0 or a negative errno) in .result, and an
- * insert's new handle in .handle.
+ * applied insert's new handle in .handle.
  */
 struct timeqfd_ops {
 	struct timeq_op	*ops;
@@ -238,7 +243,9 @@ int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time);
  *		timeqfd_ops_init() empties it for the next batch
  *
  * The kernel applies the operations in order and stops at the first that
- * fails, whose @result says why; the ones after it are not applied.
+ * fails, whose @result says why (-EFAULT if the kernel could not read it
+ * or write its result); the ones after it are not applied, and their
+ * @result is -ECANCELED.
  *
  * Return: how many operations were applied, the first ones; or a negative
  * errno if the batch itself was refused and none was applied.

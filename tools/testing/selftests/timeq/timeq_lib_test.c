@@ -141,6 +141,8 @@ TEST_F(lib, batch)
 	EXPECT_NE(0, ops[0].handle);
 	EXPECT_EQ(0, ops[1].result);
 	EXPECT_EQ(-ENOENT, ops[2].result);
+	EXPECT_EQ(-ECANCELED, ops[3].result);
+	EXPECT_EQ(0, ops[3].handle);
 	EXPECT_EQ(0, timeqfd_delete(self->fd, ops[0].handle));
 	EXPECT_EQ(0, timeqfd_delete(self->fd, h));
 	/* A malformed batch applies nothing. */
