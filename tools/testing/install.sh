@@ -16,6 +16,9 @@
 #   library   a program built from that staging area with pkg-config, once
 #             against the shared and once against the static library, runs
 #             and gets a negative errno or a descriptor from timeqfd_open()
+#   cli       the staged timeqctl refuses a number with a sign, beyond its
+#             option's range or with garbage after it, with status 2,
+#             before it opens anything
 #
 # dkms signs what it builds with a key it makes in /var/lib/dkms when
 # there is none; the builds run in a mount namespace with a tmpfs there,
@@ -154,6 +157,25 @@ EOF
 	fi
 }
 
+# cli: the staged timeqctl's refusals of bad numbers.
+cli() {
+	local root=$work/root args rc bad=
+
+	for args in "stats --fd -5" "stats --fd 4294967296" "demo --spread -1" \
+		    "demo --spread 86400001" "demo --timers 5x"; do
+		# shellcheck disable=SC2086 # the arguments are words
+		LD_LIBRARY_PATH=$root/usr/local/lib \
+			"$root/usr/local/bin/timeqctl" $args >/dev/null 2>&1
+		rc=$?
+		[ "$rc" -eq 2 ] || bad="$bad \"$args\" ($rc)"
+	done
+	if [ -n "$bad" ]; then
+		fail "timeqctl: bad numbers not refused with status 2:$bad"
+	else
+		pass "timeqctl refuses a sign, a number out of range and garbage with status 2"
+	fi
+}
+
 if ! gate_install dkms pkg-config "${metas[@]}" >&2; then
 	fail "install: dkms, pkg-config or the headers could not be installed"
 	finish
@@ -168,4 +190,5 @@ dkms_builds "${releases[@]}"
 staged_install "$(release_of linux-headers-6.12-amd64)"
 library shared
 library static
+cli
 finish

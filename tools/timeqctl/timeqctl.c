@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +67,10 @@ static void print_stats(const struct timeq_stats *st)
 	static const char *const clocks[] = { "manual", "monotonic" };
 	unsigned int i;
 
+	if (!st->configured) {
+		printf("file: not configured\n");
+		return;
+	}
 	printf("file: %s clock, now %llu, horizon %llu, cap %u\n",
 	       st->clock < 2 ? clocks[st->clock] : "unknown",
 	       (unsigned long long)st->now, (unsigned long long)st->horizon,
@@ -80,6 +85,9 @@ static void print_stats(const struct timeq_stats *st)
 	}
 	printf("  queue: delta %u, %u buckets; %llu expiries\n", st->delta,
 	       st->buckets, (unsigned long long)st->expiry_runs);
+	/* Only the monotonic clock's expiry is late or not. */
+	if (st->clock != TIMEQ_CLOCK_MONOTONIC)
+		return;
 	printf("  lateness:");
 	for (i = 0; i < TIMEQ_LATENESS_BUCKETS; i++) {
 		if (!st->lateness[i])
@@ -118,22 +126,35 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static uint64_t parse(const char *opt, const char *arg)
+/*
+ * The number @arg of option @opt, at most @max; anything else, a sign
+ * included (strtoull() takes "-1" as 2^64 - 1), exits with status 2.
+ */
+static uint64_t parse_max(const char *opt, const char *arg, uint64_t max)
 {
 	char *end;
 	uint64_t v;
 
 	errno = 0;
 	v = strtoull(arg, &end, 0);
-	if (errno || end == arg || *end) {
-		fprintf(stderr, "timeqctl: %s: --%s wants a number, not \"%s\"\n",
-			command, opt, arg);
+	if (*arg < '0' || *arg > '9' || errno || *end || v > max) {
+		fprintf(stderr,
+			"timeqctl: %s: --%s wants a number up to %llu, not \"%s\"\n",
+			command, opt, (unsigned long long)max, arg);
 		exit(2);
 	}
 	return v;
 }
 
+static uint64_t parse(const char *opt, const char *arg)
+{
+	return parse_max(opt, arg, UINT64_MAX);
+}
+
 /* --- demo --- */
+
+/* A day: a deadline's product with up to 10^5 timers stays in 64 bits. */
+#define DEMO_MAX_SPREAD	86400000
 
 static void demo_help(FILE *out)
 {
@@ -141,11 +162,12 @@ static void demo_help(FILE *out)
 		"usage: timeqctl demo [--timers N] [--spread MS] [--granularity NS]\n"
 		"                     [--stats]\n"
 		"\n"
-		"Arms N timers (default 10) on a CLOCK_MONOTONIC queue at deadlines\n"
-		"spread over MS milliseconds (default 500), in shuffled order, ticks\n"
-		"of NS nanoseconds (default 1000). Prints each timer as it fires,\n"
-		"with how late it was, and with --stats the queue's figures at the\n"
-		"end. Exits 0 only if every timer fired once and none fired early.\n");
+		"Arms N timers (1 to 100000, default 10) on a CLOCK_MONOTONIC queue at\n"
+		"deadlines spread over MS milliseconds (at most a day, default 500),\n"
+		"in shuffled order, ticks of NS nanoseconds (default 1000). Prints\n"
+		"each timer as it fires, with how late it was, and with --stats the\n"
+		"queue's figures at the end. Exits 0 only if every timer fired once\n"
+		"and none fired early.\n");
 }
 
 static int cmd_demo(int argc, char **argv)
@@ -170,7 +192,7 @@ static int cmd_demo(int argc, char **argv)
 			n = parse("timers", optarg);
 			break;
 		case 's':
-			spread_ms = parse("spread", optarg);
+			spread_ms = parse_max("spread", optarg, DEMO_MAX_SPREAD);
 			break;
 		case 'g':
 			gran = parse("granularity", optarg);
@@ -210,7 +232,7 @@ static int cmd_demo(int argc, char **argv)
 	       (unsigned long long)gran);
 	for (i = 0; i < n; i++) {
 		/* Armed in a shuffled order: deadline j for timer i. */
-		uint64_t j = (i * 7919) % n;
+		uint64_t j = (i * (n % 7919 ? 7919 : 7907)) % n;
 
 		deadline[i] = start + (j + 1) * spread_ms * 1000000 / n;
 		time = (deadline[i] + gran - 1) / gran;
@@ -419,7 +441,7 @@ static int cmd_stats(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
-			fd = parse("fd", optarg);
+			fd = parse_max("fd", optarg, INT_MAX);
 			break;
 		case 'h':
 			stats_help(stdout);
