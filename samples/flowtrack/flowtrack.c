@@ -104,8 +104,10 @@
  *
  * An expiry's lateness counts from the flow's latest packet plus the
  * time-out. In mode timeq, a packet whose refresh needs no move of @last
- * writes its time to flow_timed.seen (atomic64_set(), no read-modify-
- * write), read only for the lateness and for the eviction's choice.
+ * writes its time to flow_timed.seen if it is later (atomic64_set(), no
+ * read-modify-write: of two packets that cross between the check and the
+ * set, the older may write last), read only for the lateness, which it
+ * may then overstate by their difference, and for the eviction's choice.
  *
  * A packet reaches a flow only through the table, under rcu_read_lock(),
  * and the collector only inside an rhashtable walk, also under RCU; timer
@@ -242,7 +244,8 @@ struct flow {
  * struct flow_timed - a flow in mode timeq: the flow and its timer
  * @flow:	the flow
  * @timer:	due when the flow will have been idle for the time-out
- * @seen:	the time of the latest packet that did not move @flow.last
+ * @seen:	the time of a recent packet that did not move @flow.last
+ *		(see the top of the file)
  */
 struct flow_timed {
 	struct flow		flow;
@@ -277,7 +280,8 @@ static const struct rhashtable_params flow_params = {
  * @left:	of those, in mode timeq, whose store did not land: they moved
  *		the flow's last time, or found it later already, for its
  *		callback to arm the timer again
- * @failed:	timeq_fast_update() or timeq_timer_arm() calls that failed
+ * @failed:	timeq_fast_update() or timeq_timer_arm() calls that failed;
+ *		in mode timeq, a callback's arm of a flow an eviction took
  * @ins_applied: new flows' timers that timeq_fast_update() armed in place
  * @ins_deferred: new flows' timers that it handed off
  * @callbacks:	timer callbacks
@@ -491,9 +495,9 @@ static void flow_arm_fast(struct flow *f, u64 tick)
  * runs, the deadline lies at most a time-out and a tick past the current
  * tick, and timeq_timer_arm()'s window is the current one (the base makes
  * room past timers still waiting to expire), so it fails only with
- * -ESHUTDOWN: a packet expired or evicted the flow meanwhile (an eviction
- * claims a flow that the callback still finds fresh, idle for half the
- * time-out), and the reaper is shutting its timer down.
+ * -ESHUTDOWN: an eviction claimed the flow meanwhile (it claims a flow
+ * that the callback still finds fresh, idle for half the time-out), and
+ * the reaper is shutting its timer down. That is counted in @failed.
  */
 static void flow_arm_slow(struct flow *f, s64 last)
 {
@@ -996,7 +1000,7 @@ static u64 flow_late_pct(const struct flow_stats *s, unsigned int pct)
 		     atomic64_read(&flow_late_max));
 }
 
-/* Bytes of the table's bucket array, of the queue's lists, per flow. */
+/* Bytes of the table's current bucket array (not of one a resize fills). */
 static u64 flow_table_bytes(void)
 {
 	const struct bucket_table *tbl;
@@ -1257,10 +1261,10 @@ static int __init flow_init(void)
 		goto err_cache;
 	if (flow_timed_mode) {
 		/*
-		 * The fast path judges a time by the queue's own clock, which
-		 * lags while timers wait to expire: four time-outs keep
-		 * refreshes in place with an expiry three behind. Later ones
-		 * are handed off, and the slow side makes room.
+		 * A store judges a time by the queue's own clock, which lags
+		 * while timers wait to expire: four time-outs keep refreshes
+		 * in place with an expiry three behind. A store beyond fails:
+		 * the packet moves @last, and the callback's arm makes room.
 		 */
 		horizon = 4 * flow_deadline(0) + 64;
 		flow_base = timeq_base_create(flow_gran_ns, horizon, 0, 0,
