@@ -740,19 +740,31 @@ static char task_state(pid_t pid)
 }
 
 /*
- * Whether task @pid sleeps in the kernel, in a function of dev.c as far as
- * its wchan tells (without kallsyms wchan is "0": the state alone then).
+ * Whether task @pid sleeps in the kernel in dev.c, as far as its stack
+ * tells (without /proc/PID/stack, the state alone then): the stack, which
+ * leaves out the scheduler's functions, starts in dev.c, or in an rtmutex
+ * wait (PREEMPT_RT), and passes through dev.c.
  */
 static int asleep_in_dev(pid_t pid)
 {
-	char path[64], wchan[128];
+	char path[64], stack[4096], top[256];
+	ssize_t n;
+	int fd;
 
 	if (task_state(pid) != 'D')
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
-	if (tq_read_file(path, wchan, sizeof(wchan)) || !strcmp(wchan, "0"))
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return 1;
-	return !strncmp(wchan, "tq_dev_", strlen("tq_dev_"));
+	n = read(fd, stack, sizeof(stack) - 1);
+	close(fd);
+	if (n < 0)
+		return 1;
+	stack[n] = 0;
+	snprintf(top, sizeof(top), "%.*s", (int)strcspn(stack, "\n"), stack);
+	return (strstr(top, "tq_dev_") || strstr(top, "mutex")) &&
+	       strstr(stack, "tq_dev_");
 }
 
 /* Tries of a millisecond: far more than any host takes. */
@@ -817,7 +829,8 @@ TEST_F_TIMEOUT(dev, mutex_wait_killable, SLOW_TIMEOUT)
 		/* Asleep in dev.c: for the mutex. */
 		for (w = 0; w < KILL_TRIES && !asleep_in_dev(pid[i]); w++)
 			usleep(1000);
-		ASSERT_TRUE(asleep_in_dev(pid[i]));
+		ASSERT_TRUE(asleep_in_dev(pid[i]))
+			TH_LOG("state %c", task_state(pid[i]));
 		ASSERT_EQ(0, kill(pid[i], SIGKILL));
 		for (w = 0; w < KILL_TRIES && !exited[i]; w++) {
 			exited[i] = waitpid(pid[i], &status, WNOHANG) == pid[i];
