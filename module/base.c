@@ -363,8 +363,8 @@ EXPORT_SYMBOL_NS_GPL(timeq_timer_arm, TIMEQ_NS);
  * with no request pending to a later time in the window of the base's
  * clock, or to the time it already has, is on a 64-bit kernel a store
  * alone, as in timeq_fast_update(), one compare-and-exchange that fails
- * if the expiry took the timer first, and takes no lock; any other move, or a store
- * that failed, checks and moves in one hold of the locks.
+ * if the expiry took the timer first, and takes no lock; any other move,
+ * or a store that failed, checks and moves in one hold of the locks.
  *
  * Context: the slow side; takes every lock, but for a store.
  * Return: 0; -ENOENT if @timer is not armed in @base, as after

@@ -9,15 +9,15 @@
  *    through its clock's calls (struct tq_dev_clock, as posix-timers'
  *    k_clock): timeq_create() for the manual clock, a timer base for
  *    CLOCK_MONOTONIC, made by tq_base_create_shared() as its callbacks
- *    expire no base. Its elements (struct tq_dev_element) are timers, each with the caller's
- *    cookie, allocated from a kmem_cache made with SLAB_ACCOUNT, so a
- *    user's elements are charged to its memory cgroup; so are the file,
- *    the queue's arrays and per-CPU counters, and the handle table. So is
- *    the queue's file in debugfs (module/stats.c), made in the configuring
- *    task: its dentry and inode come from the VFS's caches, which are
- *    SLAB_ACCOUNT in every kernel timeq builds for; only the state debugfs
- *    allocates when the file is first opened is charged to the opener, who
- *    may read debugfs (root).
+ *    expire no base. Its elements (struct tq_dev_element) are timers, each
+ *    with the caller's cookie, allocated from a kmem_cache made with
+ *    SLAB_ACCOUNT, so a user's elements are charged to its memory cgroup;
+ *    so are the file, the queue's arrays and per-CPU counters, and the
+ *    handle table. So is the queue's file in debugfs (module/stats.c), made
+ *    in the configuring task: its dentry and inode come from the VFS's
+ *    caches, which are SLAB_ACCOUNT in every kernel timeq builds for; only
+ *    the state debugfs allocates when the file is first opened is charged
+ *    to the opener, who may read debugfs (root).
  *  - A handle is the element's index in the file's xarray (low 32 bits)
  *    and a generation (high 32 bits) from the file's own counter, which
  *    starts at a random value. A handle is refused once its element is

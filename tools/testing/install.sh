@@ -157,22 +157,30 @@ EOF
 	fi
 }
 
-# cli: the staged timeqctl's refusals of bad numbers.
+# cli: the staged timeqctl's refusals of bad numbers, each an exit status
+# of 2 (bounded in time, should one be taken); and, so that the refusals
+# are its options' and not of every call, a number of each kind it takes.
 cli() {
-	local root=$work/root args rc bad=
+	local bin=$work/root/usr/local/bin/timeqctl want args rc bad=
 
-	for args in "stats --fd -5" "stats --fd 4294967296" "demo --spread -1" \
-		    "demo --spread 86400001" "demo --timers 5x"; do
+	while read -r want args; do
 		# shellcheck disable=SC2086 # the arguments are words
-		LD_LIBRARY_PATH=$root/usr/local/lib \
-			"$root/usr/local/bin/timeqctl" $args >/dev/null 2>&1
+		timeout 60 "$bin" $args >/dev/null 2>&1
 		rc=$?
-		[ "$rc" -eq 2 ] || bad="$bad \"$args\" ($rc)"
-	done
+		[ "$rc" -eq "$want" ] || bad="$bad \"$args\" ($rc, not $want)"
+	done <<-EOF
+		2 stats --fd -5
+		2 stats --fd 4294967296
+		2 demo --spread -1
+		2 demo --spread 86400001
+		2 demo --timers 5x
+		0 tune --count 0x10 --mean-jump 100
+		1 stats --fd 2147483647
+	EOF
 	if [ -n "$bad" ]; then
-		fail "timeqctl: bad numbers not refused with status 2:$bad"
+		fail "timeqctl's numbers:$bad"
 	else
-		pass "timeqctl refuses a sign, a number out of range and garbage with status 2"
+		pass "timeqctl refuses a sign, a number out of range and garbage with status 2, and takes numbers in range"
 	fi
 }
 

@@ -408,9 +408,9 @@ static void stats_help(FILE *out)
 		"Prints the timeq module's limits (its parameters). With --fd, prints\n"
 		"instead the figures of the /dev/timeq file open as descriptor N,\n"
 		"inherited from the program that runs timeqctl: its elements, its\n"
-		"queue's shape, and its expiries and their lateness (TIMEQ_STATS;\n"
-		"root sees every queue, and its internals, in\n"
-		"/sys/kernel/debug/timeq/).\n");
+		"queue's shape, and its expiries and, on the monotonic clock, their\n"
+		"lateness (TIMEQ_STATS; root sees every queue, and its internals,\n"
+		"in /sys/kernel/debug/timeq/).\n");
 }
 
 static void print_param(const char *name)

@@ -169,8 +169,8 @@ int timeqfd_stats(int fd, struct timeq_stats *stats);
 
 /**
  * timeqfd_read - take expired elements
- * @fd:		a queue configured with events of sizeof(struct timeq_event),
- *		as the timeqfd_configure_*() calls configure it
+ * @fd:		a queue configured with events of the size of
+ *		&struct timeq_event, as timeqfd_configure_*() configure it
  * @events:	where to put them
  * @n:		room in @events, in events; the kernel gives at most 16 a call
  *
@@ -245,7 +245,9 @@ int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time);
  * The kernel applies the operations in order and stops at the first that
  * fails, whose @result says why (-EFAULT if the kernel could not read it
  * or write its result); the ones after it are not applied, and their
- * @result is -ECANCELED.
+ * @result is -ECANCELED. So the operations must stay writable, as the
+ * timeqfd_ops_*() calls that add them leave them. On a negative return
+ * no result is written.
  *
  * Return: how many operations were applied, the first ones; or a negative
  * errno if the batch itself was refused and none was applied.

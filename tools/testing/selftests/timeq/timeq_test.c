@@ -741,9 +741,10 @@ static char task_state(pid_t pid)
 
 /*
  * Whether task @pid sleeps in the kernel in dev.c, as far as its stack
- * tells (without /proc/PID/stack, the state alone then): the stack, which
- * leaves out the scheduler's functions, starts in dev.c, or in an rtmutex
- * wait (PREEMPT_RT), and passes through dev.c.
+ * tells (without /proc/PID/stack, or without symbols in it, the state
+ * alone then): the stack, which leaves out the scheduler's functions,
+ * starts in dev.c, or in an rtmutex wait (PREEMPT_RT), and passes
+ * through dev.c.
  */
 static int asleep_in_dev(pid_t pid)
 {
@@ -762,6 +763,8 @@ static int asleep_in_dev(pid_t pid)
 	if (n < 0)
 		return 1;
 	stack[n] = 0;
+	if (!strstr(stack, "+0x"))
+		return 1;
 	snprintf(top, sizeof(top), "%.*s", (int)strcspn(stack, "\n"), stack);
 	return (strstr(top, "tq_dev_") || strstr(top, "mutex")) &&
 	       strstr(stack, "tq_dev_");
