@@ -421,6 +421,22 @@ static void white_test_window_test_base(struct kunit *test)
 }
 
 /*
+ * A clocked base whose window an overdue timer holds back: c0 armed at
+ * the base's clock, *@now, plus 10, and then the clock @ahead ticks on.
+ * Return: the current tick.
+ */
+static u64 lagging_setup(struct kunit *test, struct fix *f, u64 ahead,
+			 u64 *now)
+{
+	fix_clocked(test, f, 1024);
+	*now = timeq_now(f->q);
+	KUNIT_ASSERT_EQ(test, tq_timer_arm(f->base, &f->c[0].timer, *now + 10),
+			0);
+	clock_ahead(ahead);
+	return timeq_base_ticks(f->base);
+}
+
+/*
  * A base's clock lags CLOCK_MONOTONIC until its slow side runs: a time
  * beyond the lagging window but within the current tick's is -EAGAIN in
  * tq_window(), deferred, and the slow side makes room for it (defect 5,
@@ -432,11 +448,7 @@ static void white_test_window_clocked(struct kunit *test)
 	struct fix f;
 	u64 now, tick;
 
-	fix_clocked(test, &f, 1024);
-	now = timeq_now(f.q);
-	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[0].timer, now + 10), 0);
-	clock_ahead(5000);
-	tick = timeq_base_ticks(f.base);
+	tick = lagging_setup(test, &f, 5000, &now);
 	KUNIT_EXPECT_EQ(test, timeq_now(f.q), now);
 	/* In the lagging window: applied in place. */
 	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[1].timer, now + 1023), TIMEQ_APPLIED);
@@ -1325,11 +1337,7 @@ static void white_test_shutdown_no_room(struct kunit *test)
 	struct fix f;
 	u64 base, tick;
 
-	fix_clocked(test, &f, 1024);
-	base = timeq_now(f.q);
-	KUNIT_ASSERT_EQ(test, tq_timer_arm(f.base, &f.c[0].timer, base + 10), 0);
-	clock_ahead(3000);
-	tick = timeq_base_ticks(f.base);
+	tick = lagging_setup(test, &f, 3000, &base);
 	KUNIT_EXPECT_EQ(test, fast(f.base, &f.c[5].timer, tick + 1000),
 			TIMEQ_DEFERRED);
 	KUNIT_EXPECT_EQ(test, tq_shutdown_sync(f.base, &f.c[5].timer), 0);
