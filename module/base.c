@@ -263,43 +263,6 @@ int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
 EXPORT_SYMBOL_NS_GPL(timeq_fast_update, TIMEQ_NS);
 
 /**
- * timeq_timer_store - move an armed timer later by one store, or not at all
- * @base:	the timer base
- * @timer:	an initialised timer
- * @time:	its new time
- *
- * The store of timeq_fast_update() alone. If @timer is armed in @base, no
- * request of it is pending, nothing is taking it out or moving it, and
- * @time is no earlier than the time it expires at and lies in the window
- * of the base's clock, writes @time to its expires word with one
- * compare-and-exchange, which fails if another store changed the word
- * since it was read, and takes no lock; the expiry files it again when
- * its older time comes ("Refresh by a store" in module/fast.c). Otherwise
- * changes nothing, where timeq_fast_update() would go on to move the timer
- * under the locks or hand the move off, to an earlier time too: the
- * caller then moves it so, or records the time where the timer's callback
- * reads it and lets the callback arm it again (samples/flowtrack). So a
- * timer is never moved earlier by this call. O(1): reads of the word and
- * of the base's clock (and of CLOCK_MONOTONIC, as timeq_fast_update()
- * reads it, for a @time past the base's clock plus the horizon), and the
- * compare-and-exchange, tried once.
- *
- * It is a fast update to the rules of timeq_delete_sync() and
- * timeq_shutdown_sync().
- *
- * Context: any but NMI. Counted as a fast update applied by a store
- * (&struct timeq_fast_stats) when it lands; not counted when not.
- * Return: true if @time was stored; false if nothing changed, always on a
- * 32-bit kernel, where stores are not made.
- */
-bool timeq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
-		       u64 time)
-{
-	return tq_fast_store(base, timer, time);
-}
-EXPORT_SYMBOL_NS_GPL(timeq_timer_store, TIMEQ_NS);
-
-/**
  * timeq_fast_min - the earliest time, from the fast path
  * @base:	the timer base
  * @time:	set to the earliest queued time on success

@@ -360,10 +360,10 @@ bad:
  * update, which may leave work pending); else it was just taken off @due
  * and is inserted, with no work pending. A time the clock has passed
  * since (a timer off @due) is the clock's, as a slow-side arm takes it:
- * the timer goes behind the rest of @due. A store checked the time
- * against the window of a clock that only moves on; one beyond it (a
- * timer a store reached through another base) is filed at the window's
- * last tick, its word keeping the time, to be filed again from there.
+ * the timer goes behind the rest of @due. A time beyond the window (of
+ * timeq_timer_store(), which does not read the clock) is filed at the
+ * window's last tick, its word keeping the time, to be filed again from
+ * there.
  */
 static void tq_clock_file(struct timeq *q, struct timeq_timer *timer, u64 time,
 			  bool queued) __must_hold(&q->head_lock)

@@ -70,7 +70,7 @@
  * clock without a lock, and a 32-bit kernel may read a u64 torn (and
  * makes some atomic64_t operations under a hashed spinlock).
  *
- * The word carries TQ_EXPIRES_OPEN while the node is filed and a store
+ * The word carries TIMEQ_EXPIRES_OPEN while the node is filed and a store
  * may land. Whatever takes the node out, or moves it in a way the store
  * cannot see, closes the word first, so that a store either lands before
  * and is taken into account, or fails and goes on to the lanes below:
@@ -93,7 +93,7 @@
  *
  * A store that read PENDING clear just before a hand-off took it would
  * still land, after that request returned, and be undone when the drain
- * applies it. So TQ_EXPIRES_HANDED bars stores while a request waits:
+ * applies it. So TIMEQ_EXPIRES_HANDED bars stores while a request waits:
  * whoever takes PENDING for a request (tq_handoff(), or a drain taking it
  * back in tq_apply()) sets it before the request can be applied, opening
  * keeps it (tq_timer_open_at(), paths.h), and the drain's close clears it
@@ -110,6 +110,14 @@
  *
  * A store that fails, or finds the word closed or the time earlier,
  * takes the lanes: moving earlier, arming and deleting keep them.
+ *
+ * timeq_timer_store() (include/linux/timeq.h) is the store alone, inline
+ * in its caller, reading nothing but the word: no test of PENDING (which
+ * only spares the word), of the base (the store lands in the base the
+ * timer is armed in) or of the window. So its time may lie beyond the
+ * window of the base's clock: the expiry files such a timer at the
+ * window's last tick, its word keeping the time, and again from there
+ * (clock.c, tq_clock_file()), one filing a window's span.
  * Closing keeps the time; while the node is filed, the word's time is no
  * earlier than the node's but within the lock hold of a link, between
  * the relink and the open. A node filed again takes its place
@@ -451,14 +459,14 @@ bool tq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
 	if (test_bit(TQ_TIMER_PENDING, &timer->flags))
 		return false;
 	old = atomic64_read(&timer->expires);
-	if ((old & TQ_EXPIRES_BITS) != TQ_EXPIRES_OPEN ||
+	if ((old & TQ_EXPIRES_BITS) != TIMEQ_EXPIRES_OPEN ||
 	    time < (old & ~TQ_EXPIRES_BITS) || tq_owner(&timer->node) != q)
 		return false;
 	/* In the window of the clock, which only moves on. */
 	if (tq_window(q, READ_ONCE(q->now), time))
 		return false;
 	return atomic64_try_cmpxchg(&timer->expires, &old,
-				    time | TQ_EXPIRES_OPEN);
+				    time | TIMEQ_EXPIRES_OPEN);
 }
 
 /* The lanes: which locks a fast update tries. */
@@ -578,11 +586,9 @@ static int tq_fast_defer(struct timeq *q, struct timeq_timer *timer, u64 time,
 	return ret;
 }
 
-/*
- * timeq_timer_store(): a store alone, counted and traced as an update the
- * fast path applied.
- */
-bool tq_fast_store(struct timeq_base *base, struct timeq_timer *timer, u64 time)
+/* The store of a fast update, counted and traced as one it applied. */
+static bool tq_fast_store(struct timeq_base *base, struct timeq_timer *timer,
+			  u64 time)
 {
 	struct timeq *q = &base->queue;
 

@@ -100,14 +100,8 @@ static inline bool tq_far_ok(const struct timeq *q,
 	       READ_ONCE(q->min) && time >= READ_ONCE(q->min_time);
 }
 
-/*
- * The bits of timeq_timer.expires beside the time: a store may move the
- * timer later while OPEN is set and HANDED is not; HANDED is set while a
- * request handed off to the slow path waits to be applied.
- */
-#define TQ_EXPIRES_OPEN		BIT_ULL(63)
-#define TQ_EXPIRES_HANDED	BIT_ULL(62)
-#define TQ_EXPIRES_BITS		(TQ_EXPIRES_OPEN | TQ_EXPIRES_HANDED)
+/* The bits of timeq_timer.expires beside the time (include/linux/timeq.h). */
+#define TQ_EXPIRES_BITS		(TIMEQ_EXPIRES_OPEN | TIMEQ_EXPIRES_HANDED)
 static_assert(TQ_EXPIRES_BITS == ~TIMEQ_EXPIRES_TIME,
 	      "the bits beside the time are OPEN and HANDED");
 
@@ -131,12 +125,12 @@ static_assert(TQ_EXPIRES_BITS == ~TIMEQ_EXPIRES_TIME,
  */
 static inline void tq_timer_open_at(struct timeq_timer *timer, u64 time)
 {
-	s64 old = atomic64_fetch_andnot(TQ_EXPIRES_OPEN, &timer->expires);
+	s64 old = atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires);
 	s64 new;
 
-	old &= ~TQ_EXPIRES_OPEN;
+	old &= ~TIMEQ_EXPIRES_OPEN;
 	do {
-		new = time | TQ_EXPIRES_OPEN | (old & TQ_EXPIRES_HANDED);
+		new = time | TIMEQ_EXPIRES_OPEN | (old & TIMEQ_EXPIRES_HANDED);
 	} while (!atomic64_try_cmpxchg(&timer->expires, &old, new));
 }
 
@@ -149,14 +143,14 @@ static inline void tq_timer_open(struct timeq_timer *timer)
 /* Close the word, keeping HANDED. Return: the time it held. */
 static inline u64 tq_timer_close(struct timeq_timer *timer)
 {
-	return atomic64_fetch_andnot(TQ_EXPIRES_OPEN, &timer->expires) &
+	return atomic64_fetch_andnot(TIMEQ_EXPIRES_OPEN, &timer->expires) &
 	       ~TQ_EXPIRES_BITS;
 }
 
 /* A request of @timer was handed off: no store lands until it is applied. */
 static inline void tq_timer_hand(struct timeq_timer *timer)
 {
-	atomic64_or(TQ_EXPIRES_HANDED, &timer->expires);
+	atomic64_or(TIMEQ_EXPIRES_HANDED, &timer->expires);
 }
 
 /*
@@ -190,8 +184,6 @@ int tq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
 		   u64 time);
 bool tq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
 		    u64 time);
-bool tq_fast_store(struct timeq_base *base, struct timeq_timer *timer,
-		   u64 time);
 int tq_fast_min(struct timeq_base *base, u64 *time);
 int tq_timer_arm(struct timeq_base *base, struct timeq_timer *timer, u64 time);
 int tq_timer_move(struct timeq_base *base, struct timeq_timer *timer, u64 time);

@@ -47,10 +47,10 @@
  *                                 or NMI                  lock-free; hand what
  *                                                         they cannot do at
  *                                                         once to the slow path
- *   timeq_timer_store()         any but NMI             one compare-and-
- *                                                         exchange on the
- *                                                         timer, or nothing;
- *                                                         no lock
+ *   timeq_timer_store()         any but NMI             read the timer's
+ *   (inline)                                              word, and one compare-
+ *                                                         and-exchange of it or
+ *                                                         nothing; no lock
  *   timeq_tune()                any                     compute a queue's shape
  *   timeq_get_fast_stats(),     any                     read counts and sizes,
  *   timeq_defer_name(),                                   taking no lock
@@ -63,7 +63,8 @@
  *
  * The node calls (insert to check, min, now, count, bytes) take a queue;
  * the timer calls (arm to shutdown_sync, expire, the fast path, the
- * store, the fast counts, ticks) take a base.
+ * fast counts, ticks) take a base; timeq_timer_store() takes only the
+ * timer, and acts in the base it is armed in.
  *
  * "Lock-free": llist_add() and irq_work_queue() retry their atomic step
  * only when another CPU's operation on the same word succeeded meanwhile
@@ -157,7 +158,8 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * bare &struct timeq_node stays at 32 bytes for callers that need no fast
  * path. A timer is used with one base at a time. Initialise it with
  * timeq_timer_init(); fields are private to module/, but for
- * timeq_timer_expires().
+ * @expires, which timeq_timer_expires() reads and timeq_timer_store()
+ * writes.
  */
 struct timeq_timer {
 	struct timeq_node	node;
@@ -171,8 +173,15 @@ struct timeq_timer {
 #endif
 };
 
-/* The bits of timeq_timer.expires that hold the time. */
+/*
+ * The bits of timeq_timer.expires: the time, and beside it OPEN and
+ * HANDED. A store may move the timer later while OPEN is set and HANDED
+ * is not; HANDED is set while a request handed off to the slow path waits
+ * to be applied (module/fast.c, "Refresh by a store").
+ */
 #define TIMEQ_EXPIRES_TIME	GENMASK_ULL(61, 0)
+#define TIMEQ_EXPIRES_OPEN	BIT_ULL(63)
+#define TIMEQ_EXPIRES_HANDED	BIT_ULL(62)
 
 /* What timeq_fast_update() did, when it did not fail. */
 #define TIMEQ_APPLIED		0
@@ -220,10 +229,12 @@ enum timeq_defer {
  * struct timeq_fast_stats - what the fast path did with a base's updates
  * @applied:	updates applied in place
  * @stored:	those of them that moved a timer later by a store alone
- *		(timeq_fast_update(), timeq_timer_store())
+ *		(timeq_fast_update(); timeq_timer_store() counts nothing)
  * @refiled:	timers filed again at the time a store (of the fast path,
- *		or of timeq_timer_move()) gave them: the work the stores
- *		left, once a timer per store that outlived its older time
+ *		of timeq_timer_move() or of timeq_timer_store()) gave them:
+ *		the work the stores left, once a timer per store that
+ *		outlived its older time, and once more a window's span for
+ *		a time stored beyond the window
  * @refused:	updates refused with an error
  * @deferred:	updates handed to the slow path, by &enum timeq_defer
  *
@@ -280,8 +291,6 @@ unsigned long timeq_expire(struct timeq_base *base);
 int timeq_fast_update(struct timeq_base *base, struct timeq_timer *timer,
 		      u64 time);
 int timeq_fast_min(struct timeq_base *base, u64 *time);
-bool timeq_timer_store(struct timeq_base *base, struct timeq_timer *timer,
-		       u64 time);
 void timeq_get_fast_stats(struct timeq_base *base,
 			  struct timeq_fast_stats *stats);
 const char *timeq_defer_name(unsigned int why);
@@ -390,6 +399,54 @@ static inline u64 timeq_node_time(const struct timeq_node *node)
 static inline u64 timeq_timer_expires(const struct timeq_timer *timer)
 {
 	return (u64)atomic64_read(&timer->expires) & TIMEQ_EXPIRES_TIME;
+}
+
+/**
+ * timeq_timer_store - make an armed timer expire no earlier, by one store
+ * @timer:	an initialised timer
+ * @time:	the time it is to expire at, at the earliest
+ *
+ * A time-out's refresh, inline in the caller: if @timer is armed and no
+ * request of it waits in its base's slow path, and @time is later than
+ * the time it expires at, writes @time to its expires word with one
+ * compare-and-exchange, tried once, which fails if the word changed since
+ * it was read. It reads nothing but the word and takes no lock. The
+ * timer's node stays filed at its older time, and the expiry files it
+ * again when that comes (module/fast.c, "Refresh by a store"), in the
+ * base the timer is armed in: at @time, or, for a @time beyond the
+ * window of the base's clock (which this call does not read), at the
+ * window's last tick and again from there, each filing O(1). If @time is
+ * no later than the time the timer expires at, writes nothing.
+ *
+ * Otherwise changes nothing: the timer is not armed, is being taken out
+ * or moved (its callback may be running), a request of it waits, another
+ * store changed the word first, @time exceeds %TIMEQ_EXPIRES_TIME, or the
+ * kernel is 32-bit (stores are not made there); the caller then moves it
+ * with timeq_fast_update() or the slow side, or records the time where
+ * the timer's callback reads it and lets the callback arm it again
+ * (samples/flowtrack). A timer is never moved earlier by this call.
+ *
+ * It is a fast update to the rules of timeq_delete_sync() and
+ * timeq_shutdown_sync(), and not counted (&struct timeq_fast_stats counts
+ * the filings it leads to).
+ *
+ * Context: any but NMI.
+ * Return: true if @timer is armed and expires at @time or later: it did
+ * already, or the store landed; false if nothing changed.
+ */
+static inline bool timeq_timer_store(struct timeq_timer *timer, u64 time)
+{
+	s64 old;
+
+	if (!IS_ENABLED(CONFIG_64BIT) || time > TIMEQ_EXPIRES_TIME)
+		return false;
+	old = atomic64_read(&timer->expires);
+	if ((old & ~TIMEQ_EXPIRES_TIME) != TIMEQ_EXPIRES_OPEN)
+		return false;
+	if (time <= (old & TIMEQ_EXPIRES_TIME))
+		return true;
+	return atomic64_try_cmpxchg(&timer->expires, &old,
+				    time | TIMEQ_EXPIRES_OPEN);
 }
 
 #endif /* _LINUX_TIMEQ_H */

@@ -23,7 +23,7 @@
  *		(timeq_base_create()), due at the tick at which the flow
  *		will have been idle for the time-out; a packet moves it
  *		there with timeq_timer_store(), one compare-and-exchange on
- *		the timer. Its callback, on timeq's workqueue, expires the
+ *		the timer, inline here. Its callback, on timeq's workqueue, expires the
  *		flow. Never early; late by the rounding up to a tick, the
  *		hrtimer and the workqueue.
  *  gc		conntrack's design since it dropped per-flow timers: a packet
@@ -76,11 +76,14 @@
  *    callback. A store that does not land changes nothing: the expiry has
  *    taken the timer or its callback is running, the timer is not armed
  *    yet, a request of it waits in timeq's slow path, another packet's
- *    store landed first, the tick lies beyond the base's window, or the
- *    kernel is 32-bit. The packet then moves @last forward, unless it is
- *    FLOW_DEAD or later already; the callback, which runs after, or whose
- *    claim the move makes fail, finds the flow refreshed and arms the
- *    timer again, unless @last is a time-out old by then.
+ *    store landed first, or the kernel is 32-bit. The packet then moves
+ *    @last forward, unless it is FLOW_DEAD or later already; the
+ *    callback, which runs after, or whose claim the move makes fail,
+ *    finds the flow refreshed and arms the timer again, unless @last is a
+ *    time-out old by then. A store that lands does not read @last: a
+ *    flow that an eviction claimed keeps its timer armed until the reaper
+ *    shuts it down, and a packet that stores in it then is taken as one
+ *    that came before the eviction.
  *  - An expiry, from the timer's callback, the collector, a packet in mode
  *    gc, or a new flow's packet at the cap (an eviction), claims the flow
  *    by exchanging the @last it judged idle for FLOW_DEAD.
@@ -145,8 +148,9 @@
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
  * (flows live, created, expired and freed; packets; refreshes stored,
  * left to the callback and skipped; new flows' timers armed in place and
- * handed off; how many of the base's updates were a store alone and why
- * it handed updates off, as it counts them (timeq_get_fast_stats());
+ * handed off; how many timers the base's expiry filed again for the
+ * stores and why it handed updates off, as it counts them
+ * (timeq_get_fast_stats());
  * expiry lateness p50/p99/max;
  * drops; CPU per packet; memory per flow and of the queue), and lateness,
  * the histogram of how late flows expired.
@@ -274,10 +278,11 @@ static const struct rhashtable_params flow_params = {
  * @freed:	flows freed by the reaper
  * @refreshes:	packets that refreshed a live flow
  * @skipped:	of those, in mode timeq, whose time-out fell in the tick the
- *		timer is at already, or before it: no timer call
+ *		armed timer was at already, or before it: nothing stored
  * @stored:	of those, in mode timeq, whose tick timeq_timer_store()
  *		stored in the timer
- * @left:	of those, in mode timeq, whose store did not land: they moved
+ * @left:	of those, in mode timeq, that found the timer not armed, or
+ *		whose store did not land (or store=0): they moved
  *		the flow's last time, or found it later already, for its
  *		callback to arm the timer again
  * @failed:	timeq_fast_update() or timeq_timer_arm() calls that failed;
@@ -693,29 +698,29 @@ static int flow_touch(struct flow *f, u64 now, bool idle, s64 *old)
 
 /*
  * Mode timeq: store in @f's timer the tick at which a packet of @now
- * leaves the flow idle for the time-out, unless the timer is at that tick
- * or later already; if the store does not land, move @f's last time
- * instead (see "A flow's life"). Never FLOW_IDLE.
+ * leaves the flow idle for the time-out, unless the armed timer is at that
+ * tick or later already; if the timer is not armed or the store does not
+ * land, move @f's last time instead (see "A flow's life"). Never
+ * FLOW_IDLE.
  */
 static int flow_refresh_timed(struct flow *f, u64 now, s64 *old)
 {
 	struct flow_timed *ft = flow_to_timed(f);
 	u64 deadline = flow_deadline(now);
+	u64 was = timeq_timer_expires(&ft->timer);
 	int ret;
 
-	if (atomic64_read(&f->last) == FLOW_DEAD)
-		return FLOW_GONE;
-	if (deadline <= timeq_timer_expires(&ft->timer)) {
-		this_cpu_inc(flow_counters->skipped);
-	} else if (store &&
-		   timeq_timer_store(flow_base, &ft->timer, deadline)) {
-		this_cpu_inc(flow_counters->stored);
-	} else {
+	if (!store || !timeq_timer_store(&ft->timer, deadline)) {
 		ret = flow_touch(f, now, false, old);
 		if (ret != FLOW_GONE)
 			this_cpu_inc(flow_counters->left);
 		return ret;
 	}
+	/* As read before the store: counts only. */
+	if (deadline <= was)
+		this_cpu_inc(flow_counters->skipped);
+	else
+		this_cpu_inc(flow_counters->stored);
 	if (now > atomic64_read(&ft->seen))
 		atomic64_set(&ft->seen, now);
 	return FLOW_TOUCHED;
@@ -1014,10 +1019,9 @@ static u64 flow_table_bytes(void)
 }
 
 /*
- * How many of the base's updates were a store alone (a refresh to a later
- * tick), how many timers its expiry filed again for them, and why timeq
- * handed updates off, refreshes and new flows' timers together, as it
- * counts them.
+ * How many timers the base's expiry filed again for the refreshes' stores
+ * (which timeq does not count), and why timeq handed new flows' timers
+ * off, as it counts them.
  */
 static void flow_show_deferred(struct seq_file *m)
 {
@@ -1026,7 +1030,6 @@ static void flow_show_deferred(struct seq_file *m)
 	u64 sum = 0;
 
 	timeq_get_fast_stats(flow_base, &fs);
-	seq_printf(m, "queue_stored %llu\n", fs.stored);
 	seq_printf(m, "queue_refiled %llu\n", fs.refiled);
 	for (i = 0; i < TIMEQ_DEFER_REASONS; i++)
 		sum += fs.deferred[i];

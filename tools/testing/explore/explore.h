@@ -211,6 +211,12 @@ int xw_fast_update(struct xw *w, struct xt *t, u64 time);
  * (timeq_timer_expires()), which a store may have moved past its node's.
  */
 int xw_fast_request(struct xw *w, struct xt *t, u64 time);
+/*
+ * timeq_timer_store() (inline), recorded as such a request when its
+ * exchange lands; one that writes nothing records nothing. Return: what
+ * it returned.
+ */
+bool xw_store_request(struct xw *w, struct xt *t, u64 time);
 int xw_arm_request(struct xw *w, struct xt *t, u64 time);
 /* timeq_timer_delete() as a request that leaves the timer unarmed. */
 #define XW_UNARMED	U64_MAX

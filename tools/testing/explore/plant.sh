@@ -14,7 +14,7 @@
 #	plant.sh [NAME...]		every planted bug, or those named
 #
 # A patch file starts with a few header lines, then the unified diff
-# (paths a/module/... b/module/...):
+# (paths a/module/... b/module/..., or a/include/...):
 #
 #	Planted: what the patch breaks, in a sentence or two
 #	Caught-by: scenario [scenario...]

@@ -1221,6 +1221,112 @@ static void s5_setup(struct xw *w)
 
 /* ------------------------------------------------------------------ */
 /*
+ * timeq_timer_store(), the store alone inline in its caller, which reads
+ * only the timer's word (no PENDING, no base, no window), as
+ * samples/flowtrack calls it: when it changes nothing, the caller takes
+ * the lanes (timeq_fast_update()).
+ *
+ * i1, against the drain: s1 with the second move made by the inline
+ * store. A store that landed while the request to 10 waited would be
+ * undone by the drain. Oracle: latest wins (P-a, P-b).
+ */
+static void i1_fast(void *arg)
+{
+	struct xw *w = arg;
+
+	xw_fast_request(w, timer(w, 0), 10);
+	if (!xw_store_request(w, timer(w, 0), 50))
+		xw_fast_request(w, timer(w, 0), 50);
+}
+
+static void i1_setup(struct xw *w)
+{
+	xw_create(w, true, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 40, false);		/* Y */
+	xp_spawn("fast", i1_fast, w, XP_SOFTIRQ);
+	xp_spawn("slow", s1_slow, w, 0);
+}
+
+/*
+ * i2, against the expiry: s2 with the inline store. Oracle: if the store
+ * said A expires at 40, A fired once, at 40 or later; otherwise (the
+ * lanes armed it again) at most twice, the last at 40 or later.
+ */
+static void i2_fast(void *arg)
+{
+	struct xw *w = arg;
+
+	w->v[0] = timeq_timer_store(&timer(w, 0)->timer, 40);
+	if (!w->v[0])
+		xw_fast_update(w, timer(w, 0), 40);
+}
+
+static void i2_setup(struct xw *w)
+{
+	struct xt *a;
+
+	xw_create(w, true, 0, H, D, M);
+	a = armed(w, 5, true);
+	a->exact = false;
+	a->hook = g6_hook;
+	armed(w, 30, true);
+	xp_spawn("fast", i2_fast, w, XP_SOFTIRQ);
+	xp_spawn("clock", g6_clock, w, 0);
+}
+
+static void i2_final(struct xw *w)
+{
+	struct xt *a = timer(w, 0);
+
+	if (a->last < 40 || a->fired > (w->v[0] ? 1 : 2))
+		xw_fail("A fired %u times, the last at tick %lu, the store %s: want %s, the last at 40 or later",
+			a->fired, a->last, w->v[0] ? "landed" : "failed",
+			w->v[0] ? "once" : "once or twice");
+}
+
+/*
+ * i3, against timeq_shutdown_sync(): g11 with X refreshed by two inline
+ * stores, each falling back to the lanes. Oracle: X on no list and in no
+ * queue when shutdown_sync returns, and a store after it changes nothing.
+ */
+static void i3_store(void *arg)
+{
+	struct xw *w = arg;
+
+	if (!timeq_timer_store(&timer(w, 0)->timer, 600))
+		xw_fast_update(w, timer(w, 0), 600);
+}
+
+static void i3_near(void *arg)
+{
+	struct xw *w = arg;
+
+	timeq_timer_store(&timer(w, 0)->timer, 25);
+}
+
+static void i3_shutdown(void *arg)
+{
+	struct xw *w = arg;
+	struct xt *x = timer(w, 0);
+
+	g11_shutdown(arg);
+	if (timeq_timer_store(&x->timer, 700) || x->timer.node.owner)
+		xw_fail("a store landed on X after timeq_shutdown_sync() returned");
+}
+
+static void i3_setup(struct xw *w)
+{
+	xw_create(w, false, 0, H, D, M);
+	armed(w, 20, false);		/* X */
+	armed(w, 40, false);
+	xp_spawn("store", i3_store, w, XP_SOFTIRQ);
+	xp_spawn("near", i3_near, w, XP_SOFTIRQ);
+	xp_spawn("shutdown", i3_shutdown, w, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/*
  * The expiry runs a timer's callback, then files two stored timers again
  * in one lock hold (tq_clock_run()): Z is at 4; X and Y, at 5, were
  * stored to 40 and 45 before the run; BULK timers lie in bucket 2, out of
@@ -1414,6 +1520,15 @@ const struct scenario xw_scenarios[] = {
 	{ "store-vs-refile-pending",
 	  "a store vs the expiry filing its timer again, a request pending; latest wins",
 	  0, s5_setup, s_tracked, NULL, 0, false },
+	{ "inline-store-vs-drain",
+	  "timeq_timer_store() after a hand-off of its timer vs the drain; latest wins",
+	  0, i1_setup, s_tracked, NULL, 4, false },
+	{ "inline-store-vs-expiry",
+	  "timeq_timer_store() as its timer expires; landed: fires once, at the new time",
+	  0, i2_setup, NULL, i2_final, 0, false },
+	{ "inline-store-vs-shutdown",
+	  "timeq_timer_store() vs shutdown_sync; no reference left, no store after",
+	  0, i3_setup, NULL, g10_final, 0, false },
 	{ "destroy-vs-callback",
 	  "destroy while a callback arms its timer by a fast update; nothing active freed",
 	  0, dk_setup, NULL, NULL, 0, true },

@@ -294,6 +294,19 @@ int xw_fast_request(struct xw *w, struct xt *t, u64 time)
 	return ret;
 }
 
+bool xw_store_request(struct xw *w, struct xt *t, u64 time)
+{
+	unsigned long start = xp_steps();
+	bool ret;
+
+	xp_mark();
+	ret = timeq_timer_store(&t->timer, time);
+	/* The store takes no lock: a first critical step is its exchange. */
+	if (ret && xp_first_lock())
+		xw_record(w, t, time, start, false);
+	return ret;
+}
+
 int xw_arm_request(struct xw *w, struct xt *t, u64 time)
 {
 	unsigned long start = xp_steps();

@@ -617,24 +617,22 @@ static int flow_touch(struct bench_flow *f, u64 now, bool idle)
 	return FLOW_TOUCHED;
 }
 
-static int flow_store(struct timeq_base *base, struct bench_flow *f,
-		      u64 now)
+static int flow_store(struct bench_flow *f, u64 now)
 {
 	u64 deadline = flow_deadline(now);
+	u64 was = timeq_timer_expires(&f->timer);
 	int ret;
 
-	if (atomic64_read(&f->last) == FLOW_DEAD)
-		return FLOW_GONE;
-	if (deadline <= timeq_timer_expires(&f->timer)) {
-		this_cpu_inc(flow_pcpu->skipped);
-	} else if (timeq_timer_store(base, &f->timer, deadline)) {
-		this_cpu_inc(flow_pcpu->stored);
-	} else {
+	if (!timeq_timer_store(&f->timer, deadline)) {
 		ret = flow_touch(f, now, false);
 		if (ret != FLOW_GONE)
 			this_cpu_inc(flow_pcpu->left);
 		return ret;
 	}
+	if (deadline <= was)
+		this_cpu_inc(flow_pcpu->skipped);
+	else
+		this_cpu_inc(flow_pcpu->stored);
 	if (now > (u64)atomic64_read(&f->seen))
 		atomic64_set(&f->seen, now);
 	return FLOW_TOUCHED;
@@ -652,15 +650,9 @@ static u64 flow_deadline_div(u64 now)
  * The store alone: flow_store() without the sample's counts and seen,
  * but for the count of a store that did not land, which the run checks.
  */
-static int flow_store_alone(struct timeq_base *base, struct bench_flow *f,
-			    u64 now)
+static int flow_store_alone(struct bench_flow *f, u64 now)
 {
-	u64 deadline = flow_deadline_div(now);
-
-	if (atomic64_read(&f->last) == FLOW_DEAD)
-		return FLOW_GONE;
-	if (deadline <= timeq_timer_expires(&f->timer) ||
-	    timeq_timer_store(base, &f->timer, deadline))
+	if (timeq_timer_store(&f->timer, flow_deadline_div(now)))
 		return FLOW_TOUCHED;
 	this_cpu_inc(flow_pcpu->left);
 	return flow_touch(f, now, false);
@@ -756,11 +748,11 @@ static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 		if (kind == 0)
 			ret = flow_touch(&f[ids[k]], now, true);
 		else if (kind == 1)
-			ret = flow_store(base, &f[ids[k]], now);
+			ret = flow_store(&f[ids[k]], now);
 		else if (kind == 2)
 			ret = flow_update(base, &f[ids[k]], now);
 		else if (kind == 3)
-			ret = flow_store_alone(base, &f[ids[k]], now);
+			ret = flow_store_alone(&f[ids[k]], now);
 		else
 			ret = flow_cas_alone(&f[ids[k]], now);
 		/* As the sample's flow_packet() counts. */

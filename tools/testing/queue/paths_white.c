@@ -1416,7 +1416,7 @@ static void white_test_store_handed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fast(f.base, x, tick + 15), TIMEQ_DEFERRED);
 	spin_unlock_bh(&f.q->head_lock);
 	KUNIT_EXPECT_TRUE(test, atomic64_read(&x->expires) &
-					TQ_EXPIRES_HANDED);
+					TIMEQ_EXPIRES_HANDED);
 	clear_bit(TQ_TIMER_PENDING, &x->flags);
 	local_bh_disable();
 	KUNIT_EXPECT_FALSE(test, tq_timer_store(f.base, x, tick + 40));
@@ -1432,7 +1432,7 @@ static void white_test_store_handed(struct kunit *test)
 	settle(f.base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&x->expires),
-			(s64)((tick + 15) | TQ_EXPIRES_OPEN));
+			(s64)((tick + 15) | TIMEQ_EXPIRES_OPEN));
 	KUNIT_EXPECT_EQ(test, fast(f.base, x, tick + 40), TIMEQ_APPLIED);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), tick + 15);
 	KUNIT_EXPECT_EQ(test, timeq_timer_expires(x), tick + 40);
@@ -1480,7 +1480,7 @@ static void retake_second_door(void *arg)
 	timeq_expire(r->f->base);
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&x->node), r->base + 700);
 	KUNIT_EXPECT_TRUE(test, atomic64_read(&x->expires) &
-					TQ_EXPIRES_HANDED);
+					TIMEQ_EXPIRES_HANDED);
 	clear_bit(TQ_TIMER_PENDING, &x->flags);
 	local_bh_disable();
 	KUNIT_EXPECT_FALSE(test, tq_timer_store(r->f->base, x, r->base + 800));
@@ -1532,7 +1532,7 @@ static void white_test_store_retake(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pending(r.x));
 	KUNIT_EXPECT_EQ(test, timeq_node_time(&r.x->node), r.base + 1600);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&r.x->expires),
-			(s64)((r.base + 1600) | TQ_EXPIRES_OPEN));
+			(s64)((r.base + 1600) | TIMEQ_EXPIRES_OPEN));
 	sound(test, f.base);
 	run_all(f.base);
 	KUNIT_EXPECT_EQ(test, f.c[0].fired, 1);

@@ -53,8 +53,10 @@ scopes=(
 	"pull|safety|-DINIT_FIXED -DINIT_C0=4 -DINIT_C1=4 -DINIT_C2=3 -DSLOW_OPS=1"
 	"doors|full|-DSCOPE_DOORS"
 	"expiry|full|-DSCOPE_EXPIRY"
+	"expiry-inline|full|-DSCOPE_EXPIRY -DINLINE_STORE"
 	"room|full|-DSCOPE_ROOM"
 	"stores|full|-DSCOPE_STORES"
+	"stores-inline|full|-DSCOPE_STORES -DINLINE_STORE"
 	"arming|full|-DSCOPE_ARMING"
 	"livelock|livelock|-DSCOPE_DOORS"
 )
@@ -83,6 +85,7 @@ bugs=(
 	"BUG_STORE_EXPIRY_IGNORED|expiry"
 	"BUG_STORE_HANDOFF_OPEN|stores"
 	"BUG_STORE_BLIND|expiry"
+	"BUG_INLINE_STORE_NO_HANDED|stores-inline"
 	"BUG_MOVE_NO_REFUSE|expiry"
 	"BUG_MOVE_DUE_REFUSED|expiry"
 )

@@ -182,7 +182,7 @@ byte tick;
 bit due[NODES];
 /*
  * Each timer's expires word (module/fast.c, "Refresh by a store"): the
- * time it expires at, TQ_EXPIRES_OPEN and TQ_EXPIRES_HANDED (a
+ * time it expires at, TIMEQ_EXPIRES_OPEN and TIMEQ_EXPIRES_HANDED (a
  * request handed off waits: no store lands). @gone (ghost): the expiry
  * ran the timer's callback since its last request took effect.
  */

@@ -142,6 +142,11 @@
  *		hand-off); slow process 0 runs the work, whose expiry may
  *		file timer 1 again. A store against a hand-off of its timer
  *		from another CPU, and against the drain and the expiry.
+ *   expiry-inline, stores-inline
+ *		the expiry and stores scopes with -DINLINE_STORE: the fast
+ *		processes' store is timeq_timer_store(), which reads the
+ *		word alone (no PENDING, no owner), as samples/flowtrack
+ *		calls it, taking the lanes when it does not land.
  *   arming	-DSCOPE_ARMING, a base's queue, the tick the queue's clock
  *		(nothing falls due): the third node far; two fast updates of
  *		timer 1, which may move the minimum earlier and kick; one slow
@@ -247,6 +252,10 @@
  *				marked the word, and the drain undoes it
  *				(P-a). expiry (by the fast path's store and
  *				timeq_timer_move()'s).
+ *   BUG_INLINE_STORE_NO_HANDED	timeq_timer_store() looks at OPEN
+ *				alone: it lands while a request handed off
+ *				waits, and the drain undoes it (P-a).
+ *				stores-inline.
  *   BUG_MOVE_NO_REFUSE		tq_timer_refuse() leaves out its check of
  *				an armed timer: timeq_timer_move() arms a
  *				timer whose callback runs (move_point()).
