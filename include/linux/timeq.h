@@ -436,17 +436,18 @@ static inline u64 timeq_timer_expires(const struct timeq_timer *timer)
  */
 static inline bool timeq_timer_store(struct timeq_timer *timer, u64 time)
 {
-	s64 old;
+	s64 new = time | TIMEQ_EXPIRES_OPEN, old;
 
 	if (!IS_ENABLED(CONFIG_64BIT) || time > TIMEQ_EXPIRES_TIME)
 		return false;
 	old = atomic64_read(&timer->expires);
-	if ((old & ~TIMEQ_EXPIRES_TIME) != TIMEQ_EXPIRES_OPEN)
+	/* The bits beside the time, 63 and 62: OPEN set, HANDED clear. */
+	if ((u64)old >> 62 != TIMEQ_EXPIRES_OPEN >> 62)
 		return false;
-	if (time <= (old & TIMEQ_EXPIRES_TIME))
+	/* Both OPEN alone beside their times, which so compare. */
+	if ((u64)new <= (u64)old)
 		return true;
-	return atomic64_try_cmpxchg(&timer->expires, &old,
-				    time | TIMEQ_EXPIRES_OPEN);
+	return atomic64_try_cmpxchg(&timer->expires, &old, new);
 }
 
 #endif /* _LINUX_TIMEQ_H */

@@ -107,10 +107,10 @@
  *
  * An expiry's lateness counts from the flow's latest packet plus the
  * time-out. In mode timeq, a packet whose refresh needs no move of @last
- * writes its time to flow_timed.seen if it is later (atomic64_set(), no
- * read-modify-write: of two packets that cross between the check and the
- * set, the older may write last), read only for the lateness, which it
- * may then overstate by their difference, and for the eviction's choice.
+ * writes its time to flow_timed.seen (atomic64_set(), no read-modify-write:
+ * of two packets of one flow on two CPUs, the older may write last), read
+ * only for the lateness, which it may then overstate by their difference,
+ * and for the eviction's choice.
  *
  * A packet reaches a flow only through the table, under rcu_read_lock(),
  * and the collector only inside an rhashtable walk, also under RCU; timer
@@ -146,8 +146,8 @@
  * the first, PRE_ROUTING, was live in between and may have made flows.
  *
  * Reporting, in debugfs (timeq_flowtrack/): stats, one "name value" a line
- * (flows live, created, expired and freed; packets; refreshes stored,
- * left to the callback and skipped; new flows' timers armed in place and
+ * (flows live, created, expired and freed; packets; refreshes stored or
+ * left to the callback; new flows' timers armed in place and
  * handed off; how many timers the base's expiry filed again for the
  * stores and why it handed updates off, as it counts them
  * (timeq_get_fast_stats());
@@ -277,10 +277,6 @@ static const struct rhashtable_params flow_params = {
  * @expired_by_packet: of those, by a packet that found its flow idle
  * @freed:	flows freed by the reaper
  * @refreshes:	packets that refreshed a live flow
- * @skipped:	of those, in mode timeq, whose time-out fell in the tick the
- *		armed timer was at already, or before it: nothing stored
- * @stored:	of those, in mode timeq, whose tick timeq_timer_store()
- *		stored in the timer
  * @left:	of those, in mode timeq, that found the timer not armed, or
  *		whose store did not land (or store=0): they moved
  *		the flow's last time, or found it later already, for its
@@ -318,8 +314,6 @@ struct flow_stats {
 	u64	expired_by_packet;
 	u64	freed;
 	u64	refreshes;
-	u64	skipped;
-	u64	stored;
 	u64	left;
 	u64	failed;
 	u64	ins_applied;
@@ -480,6 +474,42 @@ static u64 flow_deadline(s64 last)
 {
 	return div64_u64(last + flow_timeout_ns + flow_gran_ns - 1,
 			 flow_gran_ns);
+}
+
+/**
+ * struct flow_tick - the deadline of a packet's time, kept per CPU
+ * @from:	the first time whose deadline is @tick; the times of the
+ *		flow_gran_ns from there share it
+ * @tick:	that deadline
+ *
+ * The packets of one CPU come nearly in time order, so a refresh divides
+ * once a tick a CPU, not once a packet. Written with bottom halves
+ * disabled, as the hooks run; flow_init() fills it.
+ */
+struct flow_tick {
+	u64	from;
+	u64	tick;
+};
+
+static DEFINE_PER_CPU(struct flow_tick, flow_tick);
+
+/* Make @c hold the deadline of @now. */
+static void flow_tick_set(struct flow_tick *c, u64 now)
+{
+	c->tick = flow_deadline(now);
+	/* (tick - 1) * gran < time + time-out <= tick * gran */
+	c->from = (c->tick - 1) * flow_gran_ns - flow_timeout_ns + 1;
+}
+
+/* flow_deadline() of a packet's time @now, from this CPU's flow_tick. */
+static __always_inline u64 flow_deadline_packet(u64 now)
+{
+	struct flow_tick *c = this_cpu_ptr(&flow_tick);
+
+	/* Modulo 2^64, as @from may be: a time before it is far after. */
+	if (now - c->from >= flow_gran_ns)
+		flow_tick_set(c, now);
+	return c->tick;
 }
 
 /* Arm a new flow @f's timer for @tick, its deadline, from its packet. */
@@ -703,27 +733,25 @@ static int flow_touch(struct flow *f, u64 now, bool idle, s64 *old)
  * land, move @f's last time instead (see "A flow's life"). Never
  * FLOW_IDLE.
  */
+static noinline int flow_refresh_left(struct flow *f, u64 now, s64 *old)
+{
+	int ret = flow_touch(f, now, false, old);
+
+	if (ret != FLOW_GONE)
+		this_cpu_inc(flow_counters->left);
+	return ret;
+}
+
 static int flow_refresh_timed(struct flow *f, u64 now, s64 *old)
 {
 	struct flow_timed *ft = flow_to_timed(f);
-	u64 deadline = flow_deadline(now);
-	u64 was = timeq_timer_expires(&ft->timer);
-	int ret;
 
-	if (!store || !timeq_timer_store(&ft->timer, deadline)) {
-		ret = flow_touch(f, now, false, old);
-		if (ret != FLOW_GONE)
-			this_cpu_inc(flow_counters->left);
-		return ret;
-	}
-	/* As read before the store: counts only. */
-	if (deadline <= was)
-		this_cpu_inc(flow_counters->skipped);
-	else
-		this_cpu_inc(flow_counters->stored);
-	if (now > atomic64_read(&ft->seen))
+	if (store && timeq_timer_store(&ft->timer, flow_deadline_packet(now))) {
 		atomic64_set(&ft->seen, now);
-	return FLOW_TOUCHED;
+		return FLOW_TOUCHED;
+	}
+	/* Out of line, so that a store needs no register saved. */
+	return flow_refresh_left(f, now, old);
 }
 
 /* Refresh @f with a packet of @now, as its mode does. */
@@ -830,7 +858,7 @@ static void flow_create(const struct flow_key *key, u64 now)
 	if (!twin) {
 		this_cpu_inc(flow_counters->created);
 		if (flow_timed_mode)
-			flow_arm_fast(f, flow_deadline(now));
+			flow_arm_fast(f, flow_deadline_packet(now));
 		return;
 	}
 	/* Never published: no one else saw @f. */
@@ -1059,8 +1087,9 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "flows_freed %llu\n", s->freed);
 	seq_printf(m, "packets %llu\n", s->packets);
 	seq_printf(m, "refreshes %llu\n", s->refreshes);
-	seq_printf(m, "refresh_skipped %llu\n", s->skipped);
-	seq_printf(m, "refresh_stored %llu\n", s->stored);
+	/* The others: the timer expired at their tick or later, or now does. */
+	seq_printf(m, "refresh_stored %llu\n",
+		   flow_timed_mode ? s->refreshes - s->left : 0);
 	seq_printf(m, "refresh_left %llu\n", s->left);
 	seq_printf(m, "refresh_failed %llu\n", s->failed);
 	seq_printf(m, "insert_applied %llu\n", s->ins_applied);
@@ -1243,11 +1272,13 @@ static int __init flow_init(void)
 	struct rhashtable_params params = flow_params;
 	u64 horizon;
 	size_t size;
-	int err;
+	int cpu, err;
 
 	err = flow_check_params();
 	if (err)
 		return err;
+	for_each_possible_cpu(cpu)
+		flow_tick_set(per_cpu_ptr(&flow_tick, cpu), ktime_get_ns());
 	size = flow_timed_mode ? sizeof(struct flow_timed) :
 				 sizeof(struct flow);
 	flow_counters = alloc_percpu(struct flow_stats);
@@ -1264,10 +1295,10 @@ static int __init flow_init(void)
 		goto err_cache;
 	if (flow_timed_mode) {
 		/*
-		 * A store judges a time by the queue's own clock, which lags
-		 * while timers wait to expire: four time-outs keep refreshes
-		 * in place with an expiry three behind. A store beyond fails:
-		 * the packet moves @last, and the callback's arm makes room.
+		 * Four time-outs: the queue's own clock lags while timers
+		 * wait to expire, and a time stored beyond its window is filed
+		 * at the window's end and again from there; with this horizon
+		 * that takes an expiry three time-outs behind.
 		 */
 		horizon = 4 * flow_deadline(0) + 64;
 		flow_base = timeq_base_create(flow_gran_ns, horizon, 0, 0,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timeq's timers on a timer base (module/base.c), refreshed as a flow's
- * packets refresh it: timeq_fast_update() from softirq context, a store
- * when the time is later (module/fast.c, "Refresh by a store"), the lanes
- * when it is earlier. W3 only, the workloads of timers that are moved.
+ * packets refresh it: timeq_timer_store() (inline, include/linux/timeq.h)
+ * when the time is later (module/fast.c, "Refresh by a store"), and
+ * timeq_fast_update() from softirq context, the lanes, when it is
+ * earlier. W3 only, the workloads of timers that are moved.
  *
  * The base's clock is compat's virtual one, a tick a nanosecond, at 0 to
  * begin with. W3's advance to t sets it to t - 1 and calls timeq_expire():
@@ -112,6 +113,9 @@ static void tb_run(void *arg, const struct seq *s, uint64_t from, uint64_t to,
 	for (k = from; k < to; k++) {
 		if (s->id[k] != BENCH_ADVANCE) {
 			timer = &p->timer[s->id[k]];
+			if (s->t[k] > timeq_timer_expires(timer) &&
+			    timeq_timer_store(timer, s->t[k]))
+				continue;
 			local_bh_disable();
 			ret = timeq_fast_update(p->base, timer, s->t[k]);
 			local_bh_enable();
@@ -157,7 +161,7 @@ static const char *tb_shape(void *arg)
 
 const struct peer peer_timeq_store = {
 	.name = "timeq-store",
-	.how = "a base's timers: timeq_fast_update() (a store when later), timeq_expire() at the clock, timeq_timer_arm() to restart",
+	.how = "a base's timers: timeq_timer_store() when later, else timeq_fast_update(); timeq_expire() at the clock, timeq_timer_arm() to restart",
 	.fifo = false,
 	.can = tb_can,
 	.create = tb_create,

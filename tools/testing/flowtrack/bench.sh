@@ -86,6 +86,6 @@ END {
 	printf "%-36s %12s %12s\n", "queue, fixed, bytes", r[1, "queue_bytes"], r[2, "queue_bytes"]
 	printf "%-36s %12s %12s\n", "expiries measured", r[1, "expiries"], r[2, "expiries"]
 	printf "%-36s %12s %12s\n", "packets", r[1, "packets"], r[2, "packets"]
-	printf "%-36s %11s%% %12s\n", "refreshes stored in the timer", r[1, "stored_pct"], "-"
+	printf "%-36s %11s%% %12s\n", "refreshes with no slow path", r[1, "stored_pct"], "-"
 	printf "%-36s %12s %12s\n", "timers filed again, per expiry", r[1, "refiled_per_expiry"], "-"
 }' "$out/results"

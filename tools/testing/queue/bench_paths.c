@@ -44,11 +44,12 @@
  *     (ticks of 1 ms, a time-out of 5 s, so nearly every refresh needs a
  *     later tick, as in make bench-flowtrack): gc, the compare-and-exchange of
  *     the flow's last time (conntrack's design as the sample's gc mode
- *     runs it); store, its timeq mode, timeq_timer_store() of the tick to
- *     the flow's timer on a base; update, its timeq mode before that, the
+ *     runs it); store, its timeq mode, timeq_timer_store() (inline) of
+ *     the tick, from the sample's per-CPU cache of it, to the flow's
+ *     timer on a base; update, its timeq mode before the stores, the
  *     compare-and-exchange and then timeq_fast_update(). Each with the
  *     sample's counting. Then what the store is made of, each without
- *     the counts and the packet's time that the sample's timeq mode adds
+ *     the count and the packet's time that the sample's timeq mode adds
  *     and with the tick divided at run time, as the sample's granularity,
  *     a parameter, makes it: timeq_timer_store() of the tick, and the
  *     tick with one compare-and-exchange of the timer's word, checking
@@ -590,7 +591,7 @@ struct bench_flow {
  * does (compat's costs what timeq's own counting costs here). One thread.
  */
 struct flow_counts {
-	u64	refreshes, skipped, stored, left, applied, deferred, failed;
+	u64	refreshes, skipped, left, applied, deferred, failed;
 };
 
 static struct flow_counts *flow_pcpu;
@@ -617,25 +618,36 @@ static int flow_touch(struct bench_flow *f, u64 now, bool idle)
 	return FLOW_TOUCHED;
 }
 
+/* The sample's struct flow_tick, of the one CPU here. */
+static struct {
+	u64	from, tick;
+} flow_tick;
+
+static void flow_tick_set(u64 now)
+{
+	flow_tick.tick = flow_deadline(now);
+	flow_tick.from = (flow_tick.tick - 1) * FLOW_GRAN - FLOW_TIMEOUT + 1;
+}
+
+static u64 flow_deadline_packet(u64 now)
+{
+	if (now - flow_tick.from >= FLOW_GRAN)
+		flow_tick_set(now);
+	return flow_tick.tick;
+}
+
 static int flow_store(struct bench_flow *f, u64 now)
 {
-	u64 deadline = flow_deadline(now);
-	u64 was = timeq_timer_expires(&f->timer);
 	int ret;
 
-	if (!timeq_timer_store(&f->timer, deadline)) {
-		ret = flow_touch(f, now, false);
-		if (ret != FLOW_GONE)
-			this_cpu_inc(flow_pcpu->left);
-		return ret;
-	}
-	if (deadline <= was)
-		this_cpu_inc(flow_pcpu->skipped);
-	else
-		this_cpu_inc(flow_pcpu->stored);
-	if (now > (u64)atomic64_read(&f->seen))
+	if (timeq_timer_store(&f->timer, flow_deadline_packet(now))) {
 		atomic64_set(&f->seen, now);
-	return FLOW_TOUCHED;
+		return FLOW_TOUCHED;
+	}
+	ret = flow_touch(f, now, false);
+	if (ret != FLOW_GONE)
+		this_cpu_inc(flow_pcpu->left);
+	return ret;
 }
 
 /* The granularity as the sample has it, a parameter: a real division. */
@@ -730,6 +742,7 @@ static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 		exit(1);
 	c = per_cpu_ptr(flow_pcpu, compat_this_cpu());
 	compat_clock_set(t0);
+	flow_tick_set(t0);
 	base = timeq_base_create(FLOW_GRAN, FLOW_HORIZON, 0, 0, GFP_KERNEL);
 	if (!f || IS_ERR(base))
 		exit(1);
