@@ -1609,6 +1609,36 @@ static void paths_test_store_beyond(struct kunit *test)
 }
 
 /*
+ * timeq_base_destroy() closes the words of the timers it releases: a
+ * store on one afterwards changes nothing, and the timer keeps its time
+ * until it is armed again, elsewhere.
+ */
+static void paths_test_store_destroyed(struct kunit *test)
+{
+	struct timeq_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct timeq_base *base, *other;
+	u64 at;
+
+	skip_unless_stores(test);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	other = clock_base(test);
+	base = timeq_base_create(CLOCK_GRAN, CLOCK_HORIZON, 0, 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, base);
+	timeq_timer_init(t, NULL);
+	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, t, at), 0);
+	KUNIT_EXPECT_TRUE(test, irq_store(t, at + 9));
+	timeq_base_destroy(base);
+	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t->node));
+	KUNIT_EXPECT_FALSE(test, irq_store(t, at + 20));
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 9);
+	KUNIT_ASSERT_EQ(test, timeq_timer_arm(other, t, at), 0);
+	KUNIT_EXPECT_TRUE(test, irq_store(t, at + 20));
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(t), at + 20);
+	KUNIT_EXPECT_EQ(test, timeq_delete_sync(other, t), 1);
+}
+
+/*
  * A move earlier that finds bucket_lock taken is handed off; while it
  * waits, timeq_timer_store() lands nothing, and the request is applied as
  * asked.
@@ -2485,6 +2515,7 @@ static struct kunit_case paths_test_cases[] = {
 	KUNIT_CASE(paths_test_store_refused),
 	KUNIT_CASE(paths_test_store_alone),
 	KUNIT_CASE(paths_test_store_beyond),
+	KUNIT_CASE(paths_test_store_destroyed),
 	KUNIT_CASE(paths_test_store_pending),
 	KUNIT_CASE(paths_test_store_first),
 #ifdef __KERNEL__

@@ -152,9 +152,11 @@ struct timeq_base *tq_base_create_shared(u64 granularity, u64 horizon,
  * its queue (timeq_delete_min(), timeq_del_less_than()) move it, and
  * CLOCK_MONOTONIC never does; so it makes no room in its window. It arms
  * no hrtimer, its expiry expires nothing (its work only applies the
- * hand-off), and its timers take no store: a move later takes the lanes
- * of the fast path, or the slow side. So a test runs the paths of a base
- * one decision at a time. Destroy it with timeq_base_destroy().
+ * hand-off), and timeq_fast_update() and timeq_timer_move() make no store
+ * on its timers: a move later takes the lanes of the fast path, or the
+ * slow side (timeq_timer_store(), which reads only the timer, still lands
+ * on them). So a test runs the paths of a base one decision at a time.
+ * Destroy it with timeq_base_destroy().
  *
  * Only where TIMEQ_TEST_BASE is defined (tq_base_test(), clock.h).
  *
@@ -176,8 +178,10 @@ EXPORT_SYMBOL_IF_KUNIT(tq_base_create_test);
  * @base:	a base from timeq_base_create(), or NULL
  *
  * Stops the base's hrtimer and work, then frees it. The timers still in
- * it are released, not run: each is left as after timeq_node_init() but
- * for its time, so its owner may arm it in another base or free it.
+ * it are released, not run: each is left as after timeq_timer_init() but
+ * for its time, which timeq_timer_expires() still reads, so its owner may
+ * arm it in another base or free it, and timeq_timer_store() changes
+ * nothing on it.
  * Requests handed off and not yet applied are dropped. O(N + delta + M),
  * in lock holds of at most TIMEQ_STEP timers with a reschedule between
  * them.
@@ -195,7 +199,7 @@ void timeq_base_destroy(struct timeq_base *base)
 		return;
 	tq_clock_stop(base);
 	tq_handoff_exit(base);
-	tq_queue_exit(&base->queue);
+	tq_queue_exit(&base->queue, tq_clock_released, &base->queue);
 	tq_clock_release(base);
 	tq_clock_exit(base);
 	kfree(base);

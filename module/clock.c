@@ -779,10 +779,21 @@ void tq_clock_stop(struct timeq_base *base)
 }
 
 /*
+ * A timer timeq_base_destroy() released from @arg, the base's queue,
+ * queued or due: its word closed, so that no store lands on it.
+ */
+void tq_clock_released(struct timeq_node *node, void *arg)
+{
+	tq_assert_locked((struct timeq *)arg);
+	tq_timer_drained(container_of(node, struct timeq_timer, node));
+}
+
+/*
  * Release the timers of @due, each left in no list and not due, as
- * tq_queue_exit() releases queued nodes: TIMEQ_STEP to a lock hold, with
- * a reschedule between holds. For timeq_base_destroy(), once the work can
- * no longer run and the queue is released.
+ * tq_queue_exit() releases queued nodes (tq_clock_released()): TIMEQ_STEP
+ * to a lock hold, with a reschedule between holds. For
+ * timeq_base_destroy(), once the work can no longer run and the queue is
+ * released.
  */
 void tq_clock_release(struct timeq_base *base)
 {
@@ -802,6 +813,7 @@ void tq_clock_release(struct timeq_base *base)
 			tq_lock(q);
 		}
 		tq_clock_cancel_due(q, timer);
+		tq_clock_released(&timer->node, q);
 		q->visits++;
 	}
 	tq_unlock(q);

@@ -142,6 +142,7 @@ void tq_clock_init(struct timeq_base *base, u64 granularity,
 		   struct lock_class_key *key);
 void tq_clock_stop(struct timeq_base *base);
 void tq_clock_release(struct timeq_base *base);
+void tq_clock_released(struct timeq_node *node, void *arg);
 void tq_clock_exit(struct timeq_base *base);
 int tq_base_check(struct timeq_base *base, char *buf, size_t len);
 struct timeq_node *tq_clock_first(struct timeq_base *base);

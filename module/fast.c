@@ -65,10 +65,12 @@
  * the word and files the node again at the time stored (clock.c,
  * tq_clock_claim()) rather than run the callback. The callback so runs at
  * the first tick at or after the latest time stored, as if the timer had
- * been moved there; the hrtimer fires once at the old tick for nothing.
- * Stores are made on 64-bit kernels only: the store reads the queue's
- * clock without a lock, and a 32-bit kernel may read a u64 torn (and
- * makes some atomic64_t operations under a hashed spinlock).
+ * been moved there; the hrtimer fires once at the old tick for nothing
+ * (and once a window's span for a time beyond the window, below).
+ * Stores are made on 64-bit kernels only: the fast path's reads the
+ * queue's clock without a lock, which a 32-bit kernel may read torn, and
+ * a 32-bit kernel makes some atomic64_t operations under a hashed
+ * spinlock.
  *
  * The word carries TIMEQ_EXPIRES_OPEN while the node is filed and a store
  * may land. Whatever takes the node out, or moves it in a way the store
@@ -117,7 +119,10 @@
  * timer is armed in) or of the window. So its time may lie beyond the
  * window of the base's clock: the expiry files such a timer at the
  * window's last tick, its word keeping the time, and again from there
- * (clock.c, tq_clock_file()), one filing a window's span.
+ * (clock.c, tq_clock_file()), one filing a window's span. The base
+ * closes the words of the timers timeq_base_destroy() releases, so no
+ * store lands on one after.
+ *
  * Closing keeps the time; while the node is filed, the word's time is no
  * earlier than the node's but within the lock hold of a link, between
  * the relink and the open. A node filed again takes its place

@@ -119,23 +119,24 @@ void timeq_destroy(struct timeq *q)
 {
 	if (!q)
 		return;
-	tq_queue_exit(q);
+	tq_queue_exit(q, NULL, NULL);
 	kfree(q);
 }
 EXPORT_SYMBOL_NS_GPL(timeq_destroy, TIMEQ_NS);
 
 /*
  * Release what is still queued in @q, for timeq_destroy() and
- * timeq_base_destroy(): nodes and timers are released, not run. A base
- * stops its hrtimer and its hand-off before and releases its due timers
- * after (base.c). The memory of @q itself is the caller's to free.
+ * timeq_base_destroy(): nodes and timers are released, not run, each
+ * passed to @fn with @arg if @fn is not NULL, under the queue's locks. A
+ * base stops its hrtimer and its hand-off before and releases its due
+ * timers after (base.c). The memory of @q itself is the caller's to free.
  */
-void tq_queue_exit(struct timeq *q)
+void tq_queue_exit(struct timeq *q, timeq_fn fn, void *arg)
 {
 	might_sleep();
 	tq_stats_unregister(q);
 	tq_lock(q);
-	while (__timeq_release_step(q)) {
+	while (__timeq_release_step(q, fn, arg)) {
 		tq_unlock(q);
 		cond_resched();
 		tq_lock(q);

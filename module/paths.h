@@ -172,7 +172,7 @@ void tq_handoff_exit(struct timeq_base *base);
  */
 int tq_queue_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		  unsigned int nbuckets, gfp_t gfp);
-void tq_queue_exit(struct timeq *q);
+void tq_queue_exit(struct timeq *q, timeq_fn fn, void *arg);
 
 /*
  * The timer calls of include/linux/timeq.h (fast.c, handoff.c): base.c's

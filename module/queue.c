@@ -928,10 +928,11 @@ static struct timeq_node *tq_any(const struct timeq *q)
 
 /*
  * Release up to TIMEQ_STEP nodes still queued, each left as after
- * timeq_node_init() but for its time. Returns true while nodes are left;
- * then call again. The queue stays consistent in between but for @min.
+ * timeq_node_init() but for its time, then passed to @fn with @arg if @fn
+ * is not NULL. Returns true while nodes are left; then call again. The
+ * queue stays consistent in between but for @min.
  */
-bool __timeq_release_step(struct timeq *q)
+bool __timeq_release_step(struct timeq *q, timeq_fn fn, void *arg)
 {
 	struct timeq_node *node;
 	unsigned int n;
@@ -944,6 +945,8 @@ bool __timeq_release_step(struct timeq *q)
 			return false;
 		tq_remove(q, node);
 		q->visits++;
+		if (fn)
+			fn(node, arg);
 	}
 	return tq_any(q);
 }

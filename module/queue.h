@@ -215,7 +215,7 @@ enum {
 
 int __timeq_init(struct timeq *q, u64 now, u64 horizon, unsigned int delta,
 		 unsigned int nbuckets, gfp_t gfp);
-bool __timeq_release_step(struct timeq *q);
+bool __timeq_release_step(struct timeq *q, timeq_fn fn, void *arg);
 void __timeq_free(struct timeq *q);
 size_t __timeq_lists_size(unsigned int delta_shift, unsigned int buckets_shift);
 int __timeq_insert(struct timeq *q, struct timeq_node *node, u64 time);

@@ -137,9 +137,9 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * @want:	the time of the latest request handed off; an atomic64_t, so
  *		that a 32-bit kernel never reads it torn
  * @expires:	the time the timer expires at, which a move later writes
- *		without moving @node, in the bits of %TIMEQ_EXPIRES_TIME;
- *		the others are module/'s (module/fast.c, "Refresh by a
- *		store")
+ *		without moving @node, in the bits of %TIMEQ_EXPIRES_TIME,
+ *		with %TIMEQ_EXPIRES_OPEN and %TIMEQ_EXPIRES_HANDED beside it
+ *		(module/fast.c, "Refresh by a store")
  * @flags:	module/'s bits (atomic bit ops)
  * @fn:		the callback
  * @lockdep_map: with lockdep, the class of the timer's callback, named
@@ -415,8 +415,10 @@ static inline u64 timeq_timer_expires(const struct timeq_timer *timer)
  * again when that comes (module/fast.c, "Refresh by a store"), in the
  * base the timer is armed in: at @time, or, for a @time beyond the
  * window of the base's clock (which this call does not read), at the
- * window's last tick and again from there, each filing O(1). If @time is
- * no later than the time the timer expires at, writes nothing.
+ * window's last tick and again from there, a filing of O(1) a window's
+ * span, until @time lies in the window. If @time is no later than the
+ * time the timer expires at, writes nothing, and orders nothing: the
+ * word is read with atomic64_read().
  *
  * Otherwise changes nothing: the timer is not armed, is being taken out
  * or moved (its callback may be running), a request of it waits, another

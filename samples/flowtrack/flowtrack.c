@@ -15,7 +15,9 @@
  * expires: it is counted, unpublished and freed. The module is a monitor:
  * every packet is let through, also one whose flow could not be had (the
  * flow cap, an allocation failure, an insert the table refused, a flow
- * that is expiring at that instant); those are counted as drops.
+ * that is expiring at that instant); those are counted as drops, but for
+ * a packet whose store lands in the timer of a flow being evicted, which
+ * counts as a refresh (see "A flow's life").
  *
  * Two ways to expire flows, chosen at load (mode=):
  *
@@ -23,8 +25,8 @@
  *		(timeq_base_create()), due at the tick at which the flow
  *		will have been idle for the time-out; a packet moves it
  *		there with timeq_timer_store(), one compare-and-exchange on
- *		the timer, inline here. Its callback, on timeq's workqueue, expires the
- *		flow. Never early; late by the rounding up to a tick, the
+ *		the timer, inline here. Its callback, on timeq's workqueue,
+ *		expires the flow. Never early; late by the rounding up to a tick, the
  *		hrtimer and the workqueue.
  *  gc		conntrack's design since it dropped per-flow timers: a packet
  *		stores its time, and a worker scans the whole table in slices
@@ -476,40 +478,31 @@ static u64 flow_deadline(s64 last)
 			 flow_gran_ns);
 }
 
-/**
- * struct flow_tick - the deadline of a packet's time, kept per CPU
- * @from:	the first time whose deadline is @tick; the times of the
- *		flow_gran_ns from there share it
- * @tick:	that deadline
- *
- * The packets of one CPU come nearly in time order, so a refresh divides
- * once a tick a CPU, not once a packet. Written with bottom halves
- * disabled, as the hooks run; flow_init() fills it.
+/*
+ * The deadline of a recent packet on this CPU: the packets of one CPU come
+ * nearly in time order, so a refresh divides once a tick a CPU, not once
+ * a packet. One word, read and written whole (this_cpu_read() and
+ * this_cpu_write()), so that tasks that interleave on a CPU, as under
+ * PREEMPT_RT, each find a deadline that some time had; 0 to begin with,
+ * which no time has.
  */
-struct flow_tick {
-	u64	from;
-	u64	tick;
-};
+static DEFINE_PER_CPU(u64, flow_tick);
 
-static DEFINE_PER_CPU(struct flow_tick, flow_tick);
-
-/* Make @c hold the deadline of @now. */
-static void flow_tick_set(struct flow_tick *c, u64 now)
-{
-	c->tick = flow_deadline(now);
-	/* (tick - 1) * gran < time + time-out <= tick * gran */
-	c->from = (c->tick - 1) * flow_gran_ns - flow_timeout_ns + 1;
-}
-
-/* flow_deadline() of a packet's time @now, from this CPU's flow_tick. */
+/* flow_deadline() of a packet's time @now, through this CPU's flow_tick. */
 static __always_inline u64 flow_deadline_packet(u64 now)
 {
-	struct flow_tick *c = this_cpu_ptr(&flow_tick);
+	u64 tick = this_cpu_read(flow_tick);
 
-	/* Modulo 2^64, as @from may be: a time before it is far after. */
-	if (now - c->from >= flow_gran_ns)
-		flow_tick_set(c, now);
-	return c->tick;
+	/*
+	 * @tick is @now's if (tick - 1) * gran < now + time-out <= tick * gran,
+	 * modulo 2^64 as written.
+	 */
+	if (now + flow_timeout_ns - (tick - 1) * flow_gran_ns - 1 >=
+	    flow_gran_ns) {
+		tick = flow_deadline(now);
+		this_cpu_write(flow_tick, tick);
+	}
+	return tick;
 }
 
 /* Arm a new flow @f's timer for @tick, its deadline, from its packet. */
@@ -1067,6 +1060,18 @@ static void flow_show_deferred(struct seq_file *m)
 			   fs.deferred[i]);
 }
 
+/*
+ * Mode timeq: the refreshes not left to the callback, for which the timer
+ * expires at their tick or later, by a store or already. A sum read while
+ * packets come may count a refresh's left before the refresh.
+ */
+static u64 flow_stored(const struct flow_stats *s)
+{
+	if (!flow_timed_mode || s->refreshes <= s->left)
+		return 0;
+	return s->refreshes - s->left;
+}
+
 static int flow_stats_show(struct seq_file *m, void *v)
 {
 	struct flow_stats *s = kmalloc(sizeof(*s), GFP_KERNEL);
@@ -1087,9 +1092,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "flows_freed %llu\n", s->freed);
 	seq_printf(m, "packets %llu\n", s->packets);
 	seq_printf(m, "refreshes %llu\n", s->refreshes);
-	/* The others: the timer expired at their tick or later, or now does. */
-	seq_printf(m, "refresh_stored %llu\n",
-		   flow_timed_mode ? s->refreshes - s->left : 0);
+	seq_printf(m, "refresh_stored %llu\n", flow_stored(s));
 	seq_printf(m, "refresh_left %llu\n", s->left);
 	seq_printf(m, "refresh_failed %llu\n", s->failed);
 	seq_printf(m, "insert_applied %llu\n", s->ins_applied);
@@ -1272,13 +1275,11 @@ static int __init flow_init(void)
 	struct rhashtable_params params = flow_params;
 	u64 horizon;
 	size_t size;
-	int cpu, err;
+	int err;
 
 	err = flow_check_params();
 	if (err)
 		return err;
-	for_each_possible_cpu(cpu)
-		flow_tick_set(per_cpu_ptr(&flow_tick, cpu), ktime_get_ns());
 	size = flow_timed_mode ? sizeof(struct flow_timed) :
 				 sizeof(struct flow);
 	flow_counters = alloc_percpu(struct flow_stats);

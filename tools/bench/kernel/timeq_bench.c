@@ -235,7 +235,7 @@ static void tb_tq_release(struct timeq *q)
 {
 	if (!q->buckets)
 		return;
-	while (__timeq_release_step(q))
+	while (__timeq_release_step(q, NULL, NULL))
 		;
 	__timeq_free(q);
 }

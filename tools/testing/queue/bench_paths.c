@@ -618,22 +618,14 @@ static int flow_touch(struct bench_flow *f, u64 now, bool idle)
 	return FLOW_TOUCHED;
 }
 
-/* The sample's struct flow_tick, of the one CPU here. */
-static struct {
-	u64	from, tick;
-} flow_tick;
-
-static void flow_tick_set(u64 now)
-{
-	flow_tick.tick = flow_deadline(now);
-	flow_tick.from = (flow_tick.tick - 1) * FLOW_GRAN - FLOW_TIMEOUT + 1;
-}
+/* The sample's flow_tick, of the one CPU here: 0, which no time has. */
+static u64 flow_tick;
 
 static u64 flow_deadline_packet(u64 now)
 {
-	if (now - flow_tick.from >= FLOW_GRAN)
-		flow_tick_set(now);
-	return flow_tick.tick;
+	if (now + FLOW_TIMEOUT - (flow_tick - 1) * FLOW_GRAN - 1 >= FLOW_GRAN)
+		flow_tick = flow_deadline(now);
+	return flow_tick;
 }
 
 static int flow_store(struct bench_flow *f, u64 now)
@@ -742,7 +734,7 @@ static double flow_refresh(int kind, unsigned int n, const unsigned int *ids)
 		exit(1);
 	c = per_cpu_ptr(flow_pcpu, compat_this_cpu());
 	compat_clock_set(t0);
-	flow_tick_set(t0);
+	flow_tick = 0;
 	base = timeq_base_create(FLOW_GRAN, FLOW_HORIZON, 0, 0, GFP_KERNEL);
 	if (!f || IS_ERR(base))
 		exit(1);

@@ -563,7 +563,7 @@ static void destroy(void)
 		timeq_insert(r.q, &r.n[i], i % HORIZON);
 	measure_from_here(&r);
 	tq_lock(r.q);
-	while (__timeq_release_step(r.q)) {
+	while (__timeq_release_step(r.q, NULL, NULL)) {
 		tq_unlock(r.q);
 		tq_lock(r.q);
 	}

@@ -167,7 +167,10 @@ inline due_first(dfres)
  * timeq.h), inline in the caller: it reads the word alone, with no test
  * of PENDING or of the owner. It keeps to the window here, which the
  * model's queue cannot exceed; the filing of a time beyond it is
- * paths_test_store_beyond's (kunit/paths_test.c).
+ * paths_test_store_beyond's (kunit/paths_test.c). A time no later than
+ * the word's, which the inline store answers true without a write, is
+ * modelled as the fast path's store: an exchange of the same time, or
+ * the lanes for an earlier one.
  */
 #ifndef BUG_INLINE_STORE_NO_HANDED
 #define FAST_STORE_READ_OK(srt, srx) \
