@@ -913,14 +913,21 @@ static void g11_near(void *arg)
 	xw_fast_update(w, timer(w, 0), 25);
 }
 
-static void g11_setup(struct xw *w)
+/* g11's world, its softirqs @far and @near (as i3 below), @shutdown. */
+static void g11_world(struct xw *w, void (*far)(void *arg),
+		      void (*near)(void *arg), void (*shutdown)(void *arg))
 {
 	xw_create(w, false, 0, H, D, M);
 	armed(w, 20, false);		/* X */
 	armed(w, 40, false);
-	xp_spawn("far", g11_far, w, XP_SOFTIRQ);
-	xp_spawn("near", g11_near, w, XP_SOFTIRQ);
-	xp_spawn("shutdown", g11_shutdown, w, 0);
+	xp_spawn("far", far, w, XP_SOFTIRQ);
+	xp_spawn("near", near, w, XP_SOFTIRQ);
+	xp_spawn("shutdown", shutdown, w, 0);
+}
+
+static void g11_setup(struct xw *w)
+{
+	g11_world(w, g11_far, g11_near, g11_shutdown);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1028,13 +1035,19 @@ static void s1_slow(void *arg)
 	arm(w, timer(w, 1), 45);
 }
 
-static void s1_setup(struct xw *w)
+/* s1's world, its softirq @fast (i1 below makes the second move so). */
+static void s1_world(struct xw *w, void (*fast)(void *arg))
 {
 	xw_create(w, true, 0, H, D, M);
 	armed(w, 20, false);		/* X */
 	armed(w, 40, false);		/* Y */
-	xp_spawn("fast", s1_fast, w, XP_SOFTIRQ);
+	xp_spawn("fast", fast, w, XP_SOFTIRQ);
 	xp_spawn("slow", s1_slow, w, 0);
+}
+
+static void s1_setup(struct xw *w)
+{
+	s1_world(w, s1_fast);
 }
 
 static bool s_tracked(struct xw *w, unsigned int phase)
@@ -1060,7 +1073,8 @@ static void s2_fast(void *arg)
 	xw_fast_update(w, timer(w, 0), 40);
 }
 
-static void s2_setup(struct xw *w)
+/* s2's world, its softirq @fast (as i2 below). */
+static void s2_world(struct xw *w, void (*fast)(void *arg))
 {
 	struct xt *a;
 
@@ -1069,8 +1083,13 @@ static void s2_setup(struct xw *w)
 	a->exact = false;
 	a->hook = g6_hook;
 	armed(w, 30, true);
-	xp_spawn("fast", s2_fast, w, XP_SOFTIRQ);
+	xp_spawn("fast", fast, w, XP_SOFTIRQ);
 	xp_spawn("clock", g6_clock, w, 0);
+}
+
+static void s2_setup(struct xw *w)
+{
+	s2_world(w, s2_fast);
 }
 
 static void s2_final(struct xw *w)
@@ -1241,11 +1260,7 @@ static void i1_fast(void *arg)
 
 static void i1_setup(struct xw *w)
 {
-	xw_create(w, true, 0, H, D, M);
-	armed(w, 20, false);		/* X */
-	armed(w, 40, false);		/* Y */
-	xp_spawn("fast", i1_fast, w, XP_SOFTIRQ);
-	xp_spawn("slow", s1_slow, w, 0);
+	s1_world(w, i1_fast);
 }
 
 /*
@@ -1264,15 +1279,7 @@ static void i2_fast(void *arg)
 
 static void i2_setup(struct xw *w)
 {
-	struct xt *a;
-
-	xw_create(w, true, 0, H, D, M);
-	a = armed(w, 5, true);
-	a->exact = false;
-	a->hook = g6_hook;
-	armed(w, 30, true);
-	xp_spawn("fast", i2_fast, w, XP_SOFTIRQ);
-	xp_spawn("clock", g6_clock, w, 0);
+	s2_world(w, i2_fast);
 }
 
 static void i2_final(struct xw *w)
@@ -1290,7 +1297,7 @@ static void i2_final(struct xw *w)
  * stores, each falling back to the lanes. Oracle: X on no list and in no
  * queue when shutdown_sync returns, and a store after it changes nothing.
  */
-static void i3_store(void *arg)
+static void i3_far(void *arg)
 {
 	struct xw *w = arg;
 
@@ -1317,12 +1324,7 @@ static void i3_shutdown(void *arg)
 
 static void i3_setup(struct xw *w)
 {
-	xw_create(w, false, 0, H, D, M);
-	armed(w, 20, false);		/* X */
-	armed(w, 40, false);
-	xp_spawn("store", i3_store, w, XP_SOFTIRQ);
-	xp_spawn("near", i3_near, w, XP_SOFTIRQ);
-	xp_spawn("shutdown", i3_shutdown, w, 0);
+	g11_world(w, i3_far, i3_near, i3_shutdown);
 }
 
 /* ------------------------------------------------------------------ */
