@@ -156,7 +156,9 @@ struct timeq_base *tq_base_create_shared(u64 granularity, u64 horizon,
  * on its timers: a move later takes the lanes of the fast path, or the
  * slow side (timeq_timer_store(), which reads only the timer, still lands
  * on them). So a test runs the paths of a base one decision at a time.
- * Destroy it with timeq_base_destroy().
+ * Its queue may hold bare nodes, so timeq_base_destroy() leaves the words
+ * of the timers it releases from it as they are. Destroy it with
+ * timeq_base_destroy().
  *
  * Only where TIMEQ_TEST_BASE is defined (tq_base_test(), clock.h).
  *
@@ -199,7 +201,10 @@ void timeq_base_destroy(struct timeq_base *base)
 		return;
 	tq_clock_stop(base);
 	tq_handoff_exit(base);
-	tq_queue_exit(&base->queue, tq_clock_released, &base->queue);
+	/* A test base's queue may hold bare nodes (tq_base_create_test()). */
+	tq_queue_exit(&base->queue,
+		      tq_base_test(base) ? NULL : tq_clock_released,
+		      &base->queue);
 	tq_clock_release(base);
 	tq_clock_exit(base);
 	kfree(base);

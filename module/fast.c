@@ -67,9 +67,9 @@
  * the first tick at or after the latest time stored, as if the timer had
  * been moved there; the hrtimer fires once at the old tick for nothing
  * (and once a window's span for a time beyond the window, below).
- * Stores are made on 64-bit kernels only: the fast path's reads the
- * queue's clock without a lock, which a 32-bit kernel may read torn, and
- * a 32-bit kernel makes some atomic64_t operations under a hashed
+ * Stores are made on 64-bit kernels only: the fast path's store reads
+ * the queue's clock without a lock, which a 32-bit kernel may read torn,
+ * and a 32-bit kernel makes some atomic64_t operations under a hashed
  * spinlock.
  *
  * The word carries TIMEQ_EXPIRES_OPEN while the node is filed and a store

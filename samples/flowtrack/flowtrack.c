@@ -278,7 +278,8 @@ static const struct rhashtable_params flow_params = {
  * @expired:	flows expired, by any path
  * @expired_by_packet: of those, by a packet that found its flow idle
  * @freed:	flows freed by the reaper
- * @refreshes:	packets that refreshed a live flow
+ * @refreshes:	packets that refreshed a live flow (in mode timeq, also
+ *		one whose store landed in the timer of a flow being evicted)
  * @left:	of those, in mode timeq, that found the timer not armed, or
  *		whose store did not land (or store=0): they moved
  *		the flow's last time, or found it later already, for its
@@ -299,7 +300,8 @@ static const struct rhashtable_params flow_params = {
  *		allocated: too many expired flows wait for the reaper
  * @drop_nomem:	packets whose new flow could not be allocated
  * @drop_insert: packets whose new flow the table refused
- * @drop_dying:	packets whose flow was claimed but still in the table
+ * @drop_dying:	packets whose flow was claimed but still in the table, but
+ *		for those @refreshes counts
  * @hook_ns:	time in the hooks, by local_clock()
  * @refresh_ns:	of that, time refreshing live flows
  * @gc_passes:	passes of the collector over the whole table
@@ -719,13 +721,7 @@ static int flow_touch(struct flow *f, u64 now, bool idle, s64 *old)
 	return FLOW_TOUCHED;
 }
 
-/*
- * Mode timeq: store in @f's timer the tick at which a packet of @now
- * leaves the flow idle for the time-out, unless the armed timer is at that
- * tick or later already; if the timer is not armed or the store does not
- * land, move @f's last time instead (see "A flow's life"). Never
- * FLOW_IDLE.
- */
+/* Mode timeq, when the store did not land: move @f's last time. */
 static noinline int flow_refresh_left(struct flow *f, u64 now, s64 *old)
 {
 	int ret = flow_touch(f, now, false, old);
@@ -735,6 +731,13 @@ static noinline int flow_refresh_left(struct flow *f, u64 now, s64 *old)
 	return ret;
 }
 
+/*
+ * Mode timeq: store in @f's timer the tick at which a packet of @now
+ * leaves the flow idle for the time-out, unless the armed timer is at that
+ * tick or later already; if the timer is not armed or the store does not
+ * land, move @f's last time instead (see "A flow's life"). Never
+ * FLOW_IDLE.
+ */
 static int flow_refresh_timed(struct flow *f, u64 now, s64 *old)
 {
 	struct flow_timed *ft = flow_to_timed(f);

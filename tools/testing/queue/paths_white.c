@@ -1324,6 +1324,40 @@ static void white_test_due_make_room(struct kunit *test)
 }
 
 /*
+ * timeq_base_destroy() closes the words of the timers on its due list too
+ * (tq_clock_release()): c0, overdue, leaves for the due list when a slow
+ * arm makes room past it, takes a store there, and the base is destroyed
+ * before its callback runs; a store afterwards changes nothing.
+ */
+static void white_test_destroy_due(struct kunit *test)
+{
+	struct ctimer *c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	struct timeq_base *base;
+	u64 now, tick;
+
+	skip_unless_stores(test);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	fix_hooks();
+	timeq_timer_init(&c[0].timer, ct_fn);
+	timeq_timer_init(&c[1].timer, ct_fn);
+	base = timeq_base_create(GRAN, 1024, 0, 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, base);
+	now = timeq_now(tq_base_queue(base));
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &c[0].timer, now + 10), 0);
+	clock_ahead(5000);
+	tick = timeq_base_ticks(base);
+	KUNIT_EXPECT_EQ(test, tq_timer_arm(base, &c[1].timer, tick + 1023), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c[0].timer.node.owner),
+			tq_owner_word(tq_base_queue(base), TQ_TAG_OUT));
+	KUNIT_EXPECT_TRUE(test, timeq_timer_store(&c[0].timer, now + 20));
+	timeq_base_destroy(base);
+	KUNIT_EXPECT_FALSE(test, timeq_timer_store(&c[0].timer, now + 30));
+	KUNIT_EXPECT_FALSE(test, timeq_timer_store(&c[1].timer, tick + 1024));
+	KUNIT_EXPECT_EQ(test, timeq_timer_expires(&c[0].timer), now + 20);
+	KUNIT_EXPECT_EQ(test, c[0].fired + c[1].fired, 0);
+}
+
+/*
  * A request for a time beyond a window that an overdue timer holds back,
  * whose timer is then shut down: the shutdown's drain drops it and makes
  * no room for it (tq_apply()), so the clock stays and the overdue timer
@@ -1989,6 +2023,7 @@ static struct kunit_case white_test_cases[] = {
 	KUNIT_CASE(white_test_due_check_at_door),
 	KUNIT_CASE(white_test_due_store),
 	KUNIT_CASE(white_test_shutdown_no_room),
+	KUNIT_CASE(white_test_destroy_due),
 	KUNIT_CASE(white_test_store_handed),
 	KUNIT_CASE(white_test_store_retake),
 	KUNIT_CASE(white_test_catch_up_then_remove_min),
