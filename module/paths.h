@@ -101,7 +101,7 @@ static inline bool tq_far_ok(const struct timeq *q,
 }
 
 /* The bits of timeq_timer.expires beside the time (include/linux/timeq.h). */
-#define TQ_EXPIRES_BITS		(TIMEQ_EXPIRES_OPEN | TIMEQ_EXPIRES_HANDED)
+#define TQ_EXPIRES_BITS	(TIMEQ_EXPIRES_OPEN | TIMEQ_EXPIRES_HANDED)
 static_assert(TQ_EXPIRES_BITS == ~TIMEQ_EXPIRES_TIME,
 	      "the bits beside the time are OPEN and HANDED");
 

@@ -48,9 +48,10 @@
  *                                                         they cannot do at
  *                                                         once to the slow path
  *   timeq_timer_store()         any but NMI             read the timer's
- *   (inline)                                              word, and one compare-
- *                                                         and-exchange of it or
- *                                                         nothing; no lock
+ *   (inline)                                              word, and one
+ *                                                         compare-and-exchange
+ *                                                         of it or nothing; no
+ *                                                         lock
  *   timeq_tune()                any                     compute a queue's shape
  *   timeq_get_fast_stats(),     any                     read counts and sizes,
  *   timeq_defer_name(),                                   taking no lock

@@ -26,8 +26,8 @@
  *		will have been idle for the time-out; a packet moves it
  *		there with timeq_timer_store(), one compare-and-exchange on
  *		the timer, inline here. Its callback, on timeq's workqueue,
- *		expires the flow. Never early; late by the rounding up to a tick, the
- *		hrtimer and the workqueue.
+ *		expires the flow. Never early; late by the rounding up to a
+ *		tick, the hrtimer and the workqueue.
  *  gc		conntrack's design since it dropped per-flow timers: a packet
  *		stores its time, and a worker scans the whole table in slices
  *		of at most 10 ms, expiring what is due, then sleeps for the
@@ -300,8 +300,8 @@ static const struct rhashtable_params flow_params = {
  *		allocated: too many expired flows wait for the reaper
  * @drop_nomem:	packets whose new flow could not be allocated
  * @drop_insert: packets whose new flow the table refused
- * @drop_dying:	packets whose flow was claimed but still in the table, but
- *		for those @refreshes counts
+ * @drop_dying:	packets whose flow was claimed but still in the table,
+ *		but for those @refreshes counts
  * @hook_ns:	time in the hooks, by local_clock()
  * @refresh_ns:	of that, time refreshing live flows
  * @gc_passes:	passes of the collector over the whole table
