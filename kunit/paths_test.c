@@ -1618,6 +1618,7 @@ static void paths_test_store_destroyed(struct kunit *test)
 	struct timeq_timer *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	struct timeq_base *base, *other;
 	u64 at;
+	int ret;
 
 	skip_unless_stores(test);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
@@ -1626,7 +1627,10 @@ static void paths_test_store_destroyed(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, base);
 	timeq_timer_init(t, NULL);
 	at = timeq_base_ticks(base) + CLOCK_HORIZON / 2;
-	KUNIT_ASSERT_EQ(test, timeq_timer_arm(base, t, at), 0);
+	ret = timeq_timer_arm(base, t, at);
+	if (ret)
+		timeq_base_destroy(base);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_TRUE(test, irq_store(t, at + 9));
 	timeq_base_destroy(base);
 	KUNIT_EXPECT_FALSE(test, timeq_node_queued(&t->node));
