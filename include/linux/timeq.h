@@ -133,14 +133,16 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
 
 /**
  * struct timeq_timer - a node that takes fast updates, and a callback
+ * @expires:	the time the timer expires at, which a move later writes
+ *		without moving @node, in the bits of %TIMEQ_EXPIRES_TIME,
+ *		with %TIMEQ_EXPIRES_OPEN and %TIMEQ_EXPIRES_HANDED beside it
+ *		(module/fast.c, "Refresh by a store"); first, so that the
+ *		fields a user places just before the timer can share its
+ *		cache line
  * @node:	the node queued for the timer
  * @handoff:	link in the queue's list of requests for the slow path
  * @want:	the time of the latest request handed off; an atomic64_t, so
  *		that a 32-bit kernel never reads it torn
- * @expires:	the time the timer expires at, which a move later writes
- *		without moving @node, in the bits of %TIMEQ_EXPIRES_TIME,
- *		with %TIMEQ_EXPIRES_OPEN and %TIMEQ_EXPIRES_HANDED beside it
- *		(module/fast.c, "Refresh by a store")
  * @flags:	module/'s bits (atomic bit ops)
  * @fn:		the callback
  * @lockdep_map: with lockdep, the class of the timer's callback, named
@@ -163,10 +165,10 @@ typedef void (*timeq_timer_fn)(struct timeq_timer *timer);
  * writes.
  */
 struct timeq_timer {
+	atomic64_t		expires;
 	struct timeq_node	node;
 	struct llist_node	handoff;
 	atomic64_t		want;
-	atomic64_t		expires;
 	unsigned long		flags;
 	timeq_timer_fn		fn;
 #ifdef CONFIG_LOCKDEP

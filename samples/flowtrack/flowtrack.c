@@ -249,15 +249,22 @@ struct flow {
 /**
  * struct flow_timed - a flow in mode timeq: the flow and its timer
  * @flow:	the flow
- * @timer:	due when the flow will have been idle for the time-out
  * @seen:	the time of a recent packet that did not move @flow.last
  *		(see the top of the file)
+ * @timer:	due when the flow will have been idle for the time-out
+ *
+ * What a packet reads and writes, @flow, @seen and the timer's expires
+ * word, which comes first in @timer, spans 64 bytes at most: one cache
+ * line of 64 bytes, as flow_cache aligns each flow to one.
  */
 struct flow_timed {
 	struct flow		flow;
-	struct timeq_timer	timer;
 	atomic64_t		seen;
+	struct timeq_timer	timer;
 };
+
+static_assert(offsetofend(struct flow_timed, timer.expires) <= 64);
+static_assert(sizeof(struct flow_timed) > 32);
 
 static const struct rhashtable_params flow_params = {
 	.key_len		= sizeof(struct flow_key),
@@ -342,11 +349,32 @@ struct flow_stats {
 	u64	refresh_cost[FLOW_HIST_BUCKETS];
 };
 
+/**
+ * struct flow_cpu - what one CPU keeps
+ * @tick:	the deadline of a recent packet on this CPU, for
+ *		flow_deadline_packet(); 0 to begin with, which no time has
+ * @stats:	the CPU's counters
+ *
+ * The packets of one CPU come nearly in time order, so a refresh divides
+ * once a tick a CPU, not once a packet. @tick is one word, read and
+ * written whole (this_cpu_read() and this_cpu_write()), so that tasks
+ * that interleave on a CPU, as under PREEMPT_RT, each find a deadline
+ * that some time had. It shares a cache line with the counter of
+ * packets, which the hooks write first: a refresh reads no cache line, and
+ * no page, that the hooks have not touched already.
+ */
+struct flow_cpu {
+	u64			tick;
+	struct flow_stats	stats;
+} ____cacheline_aligned;
+
+/* The packet path's parameters, set at load. */
 static bool flow_timed_mode;
+static bool flow_store;		/* store, in mode timeq */
 static u64 flow_timeout_ns;
 static u64 flow_gran_ns;
 static u64 flow_clock_ns;	/* what a local_clock() pair costs, at least */
-static struct flow_stats __percpu *flow_counters;
+static struct flow_cpu __percpu *flow_cpu;
 static atomic64_t flow_late_max = ATOMIC64_INIT(0);
 static atomic_t flows_live = ATOMIC_INIT(0);
 static atomic_t flows_allocated = ATOMIC_INIT(0);
@@ -423,7 +451,7 @@ static bool flow_claim(struct flow *f, s64 last)
 /* A claimed flow: take it out of the table and hand it to the reaper. */
 static void flow_unpublish(struct flow *f)
 {
-	this_cpu_inc(flow_counters->expired);
+	this_cpu_inc(flow_cpu->stats.expired);
 	rhashtable_remove_fast(&flow_table, &f->node, flow_params);
 	atomic_dec(&flows_live);
 	if (llist_add(&f->reap, &flow_reap_list))
@@ -439,7 +467,7 @@ static void flow_expire(struct flow *f, s64 latest, u64 now)
 	u64 late = now - (latest + flow_timeout_ns);
 	s64 max = atomic64_read(&flow_late_max);
 
-	this_cpu_inc(flow_counters->late[flow_bucket(late)]);
+	this_cpu_inc(flow_cpu->stats.late[flow_bucket(late)]);
 	while ((u64)max < late &&
 	       !atomic64_try_cmpxchg(&flow_late_max, &max, late))
 		;
@@ -466,7 +494,7 @@ static void flow_reap_fn(struct work_struct *work)
 			timeq_shutdown_sync(flow_base,
 					    &flow_to_timed(f)->timer);
 		flow_free(f);
-		this_cpu_inc(flow_counters->freed);
+		this_cpu_inc(flow_cpu->stats.freed);
 		cond_resched();
 	}
 }
@@ -480,20 +508,10 @@ static u64 flow_deadline(s64 last)
 			 flow_gran_ns);
 }
 
-/*
- * The deadline of a recent packet on this CPU: the packets of one CPU come
- * nearly in time order, so a refresh divides once a tick a CPU, not once
- * a packet. One word, read and written whole (this_cpu_read() and
- * this_cpu_write()), so that tasks that interleave on a CPU, as under
- * PREEMPT_RT, each find a deadline that some time had; 0 to begin with,
- * which no time has.
- */
-static DEFINE_PER_CPU(u64, flow_tick);
-
-/* flow_deadline() of a packet's time @now, through this CPU's flow_tick. */
+/* flow_deadline() of a packet's time @now, through this CPU's flow_cpu.tick. */
 static __always_inline u64 flow_deadline_packet(u64 now)
 {
-	u64 tick = this_cpu_read(flow_tick);
+	u64 tick = this_cpu_read(flow_cpu->tick);
 
 	/*
 	 * @tick is @now's if (tick - 1) * gran < now + time-out <= tick * gran,
@@ -502,7 +520,7 @@ static __always_inline u64 flow_deadline_packet(u64 now)
 	if (now + flow_timeout_ns - (tick - 1) * flow_gran_ns - 1 >=
 	    flow_gran_ns) {
 		tick = flow_deadline(now);
-		this_cpu_write(flow_tick, tick);
+		this_cpu_write(flow_cpu->tick, tick);
 	}
 	return tick;
 }
@@ -513,11 +531,11 @@ static void flow_arm_fast(struct flow *f, u64 tick)
 	int ret = timeq_fast_update(flow_base, &flow_to_timed(f)->timer, tick);
 
 	if (ret < 0)
-		this_cpu_inc(flow_counters->failed);
+		this_cpu_inc(flow_cpu->stats.failed);
 	else if (ret == TIMEQ_APPLIED)
-		this_cpu_inc(flow_counters->ins_applied);
+		this_cpu_inc(flow_cpu->stats.ins_applied);
 	else
-		this_cpu_inc(flow_counters->ins_deferred);
+		this_cpu_inc(flow_cpu->stats.ins_deferred);
 }
 
 /*
@@ -533,7 +551,7 @@ static void flow_arm_slow(struct flow *f, s64 last)
 {
 	if (timeq_timer_arm(flow_base, &flow_to_timed(f)->timer,
 			    flow_deadline(last)))
-		this_cpu_inc(flow_counters->failed);
+		this_cpu_inc(flow_cpu->stats.failed);
 }
 
 /*
@@ -550,7 +568,7 @@ static void flow_timer_fn(struct timeq_timer *timer)
 	mutex_lock(&flow_kill_lock);
 	if (flow_stopping)
 		goto out;
-	this_cpu_inc(flow_counters->callbacks);
+	this_cpu_inc(flow_cpu->stats.callbacks);
 	/*
 	 * @tick is the latest tick stored before the expiry took the timer.
 	 * A packet whose store could not land since moved @last; then @last
@@ -562,23 +580,23 @@ static void flow_timer_fn(struct timeq_timer *timer)
 	last = atomic64_read(&f->last);
 	now = ktime_get_ns();
 	if (last == FLOW_DEAD) {
-		this_cpu_inc(flow_counters->stale);
+		this_cpu_inc(flow_cpu->stats.stale);
 		goto out;
 	}
 	if (now < last + flow_timeout_ns) {
-		this_cpu_inc(flow_counters->rearmed);
+		this_cpu_inc(flow_cpu->stats.rearmed);
 		flow_arm_slow(f, last);
 		goto out;
 	}
 	if (now < tick * flow_gran_ns)
-		this_cpu_inc(flow_counters->early);
+		this_cpu_inc(flow_cpu->stats.early);
 	if (flow_claim(f, last)) {
 		flow_expire(f, flow_latest(f, last), now);
 	} else {
 		/* A packet refreshed it after all. */
 		last = atomic64_read(&f->last);
 		if (last != FLOW_DEAD) {
-			this_cpu_inc(flow_counters->rearmed);
+			this_cpu_inc(flow_cpu->stats.rearmed);
 			flow_arm_slow(f, last);
 		}
 	}
@@ -650,7 +668,7 @@ static void flow_gc_fn(struct work_struct *work)
 				continue;
 			break;
 		}
-		this_cpu_inc(flow_counters->gc_scanned);
+		this_cpu_inc(flow_cpu->stats.gc_scanned);
 		last = atomic64_read(&f->last);
 		if (last == FLOW_DEAD)
 			continue;
@@ -682,13 +700,13 @@ static void flow_gc_fn(struct work_struct *work)
 		next = expired > GC_SCAN_EXPIRED_MAX;
 	} else {
 		flow_gc_end_pass();
-		this_cpu_inc(flow_counters->gc_passes);
+		this_cpu_inc(flow_cpu->stats.gc_passes);
 		next = clamp(flow_gc.avg, GC_SCAN_INTERVAL_MIN,
 			     GC_SCAN_INTERVAL_MAX);
 		now = ktime_get_ns() - flow_gc.start;
 		next = nsecs_to_jiffies(next > now ? next - now : 0) ?: 1;
 	}
-	this_cpu_add(flow_counters->gc_ns, local_clock() - t0);
+	this_cpu_add(flow_cpu->stats.gc_ns, local_clock() - t0);
 	queue_delayed_work(system_power_efficient_wq, &flow_gc.work, next);
 }
 
@@ -727,7 +745,7 @@ static noinline int flow_refresh_left(struct flow *f, u64 now, s64 *old)
 	int ret = flow_touch(f, now, false, old);
 
 	if (ret != FLOW_GONE)
-		this_cpu_inc(flow_counters->left);
+		this_cpu_inc(flow_cpu->stats.left);
 	return ret;
 }
 
@@ -742,7 +760,8 @@ static int flow_refresh_timed(struct flow *f, u64 now, s64 *old)
 {
 	struct flow_timed *ft = flow_to_timed(f);
 
-	if (store && timeq_timer_store(&ft->timer, flow_deadline_packet(now))) {
+	if (flow_store &&
+	    timeq_timer_store(&ft->timer, flow_deadline_packet(now))) {
 		atomic64_set(&ft->seen, now);
 		return FLOW_TOUCHED;
 	}
@@ -803,7 +822,7 @@ static bool flow_evict(u64 now)
 	if (!best || now < best_latest + flow_timeout_ns / 2 ||
 	    !flow_claim(best, best_last))
 		return false;
-	this_cpu_inc(flow_counters->evicted);
+	this_cpu_inc(flow_cpu->stats.evicted);
 	flow_unpublish(best);
 	return true;
 }
@@ -817,12 +836,12 @@ static bool flow_admit(u64 now)
 	if (!live && flow_evict(now))
 		live = atomic_add_unless(&flows_live, 1, max_flows);
 	if (!live) {
-		this_cpu_inc(flow_counters->drop_cap);
+		this_cpu_inc(flow_cpu->stats.drop_cap);
 		return false;
 	}
 	if (!atomic_add_unless(&flows_allocated, 1, 2 * max_flows)) {
 		atomic_dec(&flows_live);
-		this_cpu_inc(flow_counters->drop_reaping);
+		this_cpu_inc(flow_cpu->stats.drop_reaping);
 		return false;
 	}
 	return true;
@@ -840,7 +859,7 @@ static void flow_create(const struct flow_key *key, u64 now)
 	if (!f) {
 		atomic_dec(&flows_allocated);
 		atomic_dec(&flows_live);
-		this_cpu_inc(flow_counters->drop_nomem);
+		this_cpu_inc(flow_cpu->stats.drop_nomem);
 		return;
 	}
 	f->key = *key;
@@ -852,7 +871,7 @@ static void flow_create(const struct flow_key *key, u64 now)
 	twin = rhashtable_lookup_get_insert_fast(&flow_table, &f->node,
 						 flow_params);
 	if (!twin) {
-		this_cpu_inc(flow_counters->created);
+		this_cpu_inc(flow_cpu->stats.created);
 		if (flow_timed_mode)
 			flow_arm_fast(f, flow_deadline_packet(now));
 		return;
@@ -861,17 +880,17 @@ static void flow_create(const struct flow_key *key, u64 now)
 	flow_free(f);
 	atomic_dec(&flows_live);
 	if (IS_ERR(twin)) {
-		this_cpu_inc(flow_counters->drop_insert);
+		this_cpu_inc(flow_cpu->stats.drop_insert);
 		return;
 	}
 	/* A packet on another CPU created it first, or it is expiring. */
 	switch (flow_refresh(twin, now, &old)) {
 	case FLOW_TOUCHED:
 	case FLOW_FRESHER:
-		this_cpu_inc(flow_counters->refreshes);
+		this_cpu_inc(flow_cpu->stats.refreshes);
 		break;
 	default:
-		this_cpu_inc(flow_counters->drop_dying);
+		this_cpu_inc(flow_cpu->stats.drop_dying);
 		break;
 	}
 }
@@ -892,21 +911,21 @@ static void flow_packet(const struct flow_key *key)
 	switch (flow_refresh(f, now, &old)) {
 	case FLOW_TOUCHED:
 	case FLOW_FRESHER:
-		this_cpu_inc(flow_counters->refreshes);
-		flow_cost(&flow_counters->refresh_ns,
-			  flow_counters->refresh_cost, local_clock() - t0);
+		this_cpu_inc(flow_cpu->stats.refreshes);
+		flow_cost(&flow_cpu->stats.refresh_ns,
+			  flow_cpu->stats.refresh_cost, local_clock() - t0);
 		return;
 	case FLOW_IDLE:
 		if (!flow_claim(f, old)) {
-			this_cpu_inc(flow_counters->drop_dying);
+			this_cpu_inc(flow_cpu->stats.drop_dying);
 			return;
 		}
-		this_cpu_inc(flow_counters->expired_by_packet);
+		this_cpu_inc(flow_cpu->stats.expired_by_packet);
 		flow_expire(f, old, now);
 		flow_create(key, now);
 		return;
 	default:
-		this_cpu_inc(flow_counters->drop_dying);
+		this_cpu_inc(flow_cpu->stats.drop_dying);
 		return;
 	}
 }
@@ -956,12 +975,12 @@ static unsigned int flow_hook(void *priv, struct sk_buff *skb,
 
 	local_bh_disable();
 	t0 = local_clock();
-	this_cpu_inc(flow_counters->packets);
+	this_cpu_inc(flow_cpu->stats.packets);
 	flow_key_of(skb, &key);
 	rcu_read_lock();
 	flow_packet(&key);
 	rcu_read_unlock();
-	flow_cost(&flow_counters->hook_ns, flow_counters->hook_cost,
+	flow_cost(&flow_cpu->stats.hook_ns, flow_cpu->stats.hook_cost,
 		  local_clock() - t0);
 	local_bh_enable();
 	return NF_ACCEPT;
@@ -994,7 +1013,7 @@ static void flow_stats_sum(struct flow_stats *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		src = (const u64 *)per_cpu_ptr(flow_counters, cpu);
+		src = (const u64 *)&per_cpu_ptr(flow_cpu, cpu)->stats;
 		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
 			dst[i] += READ_ONCE(src[i]);
 	}
@@ -1027,6 +1046,18 @@ static u64 flow_late_pct(const struct flow_stats *s, unsigned int pct)
 {
 	return min_t(u64, flow_hist_pct(s->late, pct),
 		     atomic64_read(&flow_late_max));
+}
+
+/*
+ * Bytes of a flow in its slab: in mode timeq, its size rounded up to a
+ * cache line, as SLAB_HWCACHE_ALIGN does for an object of more than half
+ * a line.
+ */
+static unsigned int flow_slot_bytes(void)
+{
+	unsigned int size = kmem_cache_size(flow_cache);
+
+	return flow_timed_mode ? ALIGN(size, cache_line_size()) : size;
 }
 
 /* Bytes of the table's current bucket array (not of one a resize fills). */
@@ -1124,7 +1155,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "gc_passes %llu\n", s->gc_passes);
 	seq_printf(m, "gc_scanned %llu\n", s->gc_scanned);
 	seq_printf(m, "gc_ns %llu\n", s->gc_ns);
-	seq_printf(m, "flow_bytes %u\n", kmem_cache_size(flow_cache));
+	seq_printf(m, "flow_bytes %u\n", flow_slot_bytes());
 	seq_printf(m, "table_bytes %llu\n", flow_table_bytes());
 	seq_printf(m, "queue_bytes %zu\n",
 		   flow_base ? timeq_base_bytes(flow_base) : 0);
@@ -1230,6 +1261,7 @@ static int flow_check_params(void)
 		flow_timed_mode = true;
 	else if (!sysfs_streq(mode, "gc"))
 		goto bad;
+	flow_store = flow_timed_mode && store;
 	flow_timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
 	flow_gran_ns = (u64)granularity_us * NSEC_PER_USEC;
 	/* The flow counts are atomic_t, and twice the cap must fit one. */
@@ -1270,7 +1302,7 @@ static void flow_teardown(void)
 	timeq_base_destroy(flow_base);
 	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
 	kmem_cache_destroy(flow_cache);
-	free_percpu(flow_counters);
+	free_percpu(flow_cpu);
 }
 
 static int __init flow_init(void)
@@ -1285,10 +1317,16 @@ static int __init flow_init(void)
 		return err;
 	size = flow_timed_mode ? sizeof(struct flow_timed) :
 				 sizeof(struct flow);
-	flow_counters = alloc_percpu(struct flow_stats);
-	if (!flow_counters)
+	flow_cpu = alloc_percpu(struct flow_cpu);
+	if (!flow_cpu)
 		return -ENOMEM;
-	flow_cache = kmem_cache_create("timeq_flow", size, 0, 0, NULL);
+	/*
+	 * Mode timeq's flows one to a cache line (struct flow_timed); mode
+	 * gc's, smaller than a line, pack closer and miss less unaligned.
+	 */
+	flow_cache = kmem_cache_create("timeq_flow", size, 0,
+				       flow_timed_mode ? SLAB_HWCACHE_ALIGN : 0,
+				       NULL);
 	if (!flow_cache) {
 		err = -ENOMEM;
 		goto err_stats;
@@ -1340,7 +1378,7 @@ err_table:
 err_cache:
 	kmem_cache_destroy(flow_cache);
 err_stats:
-	free_percpu(flow_counters);
+	free_percpu(flow_cpu);
 	return err;
 }
 
