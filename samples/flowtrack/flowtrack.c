@@ -253,9 +253,10 @@ struct flow {
  *		(see the top of the file)
  * @timer:	due when the flow will have been idle for the time-out
  *
- * What a packet reads and writes, @flow, @seen and the timer's expires
- * word, which comes first in @timer, spans 64 bytes at most: one cache
- * line of 64 bytes, as flow_cache aligns each flow to one.
+ * What a packet's lookup and refresh touch, @flow, @seen and the timer's
+ * expires word, which comes first in @timer, lies in the first 64 bytes
+ * (asserted), and flow_cache starts each flow on a cache line: one line,
+ * where lines have 64 bytes or more.
  */
 struct flow_timed {
 	struct flow		flow;
@@ -264,7 +265,6 @@ struct flow_timed {
 };
 
 static_assert(offsetofend(struct flow_timed, timer.expires) <= 64);
-static_assert(sizeof(struct flow_timed) > 32);
 
 static const struct rhashtable_params flow_params = {
 	.key_len		= sizeof(struct flow_key),
@@ -360,21 +360,32 @@ struct flow_stats {
  * written whole (this_cpu_read() and this_cpu_write()), so that tasks
  * that interleave on a CPU, as under PREEMPT_RT, each find a deadline
  * that some time had. It shares a cache line with the counter of
- * packets, which the hooks write first: a refresh reads no cache line, and
- * no page, that the hooks have not touched already.
+ * packets, which the hooks write first.
  */
 struct flow_cpu {
 	u64			tick;
 	struct flow_stats	stats;
 } ____cacheline_aligned;
 
-/* The packet path's parameters, set at load. */
-static bool flow_timed_mode;
-static bool flow_store;		/* store, in mode timeq */
-static u64 flow_timeout_ns;
-static u64 flow_gran_ns;
+/**
+ * struct flow_conf - what a refresh reads of the parameters, set at load
+ * @timed:	mode timeq
+ * @store:	the parameter store, in mode timeq
+ * @timeout_ns:	the time-out
+ * @gran_ns:	the granularity
+ */
+struct flow_conf {
+	bool	timed;
+	bool	store;
+	u64	timeout_ns;
+	u64	gran_ns;
+};
+
+/* One cache line: a refresh reads no other line of the parameters. */
+static struct flow_conf flow_conf __read_mostly ____cacheline_aligned;
+
 static u64 flow_clock_ns;	/* what a local_clock() pair costs, at least */
-static struct flow_cpu __percpu *flow_cpu;
+static struct flow_cpu __percpu *flow_cpus;
 static atomic64_t flow_late_max = ATOMIC64_INIT(0);
 static atomic_t flows_live = ATOMIC_INIT(0);
 static atomic_t flows_allocated = ATOMIC_INIT(0);
@@ -399,7 +410,7 @@ static struct flow_timed *flow_to_timed(struct flow *f)
 /* The time of @f's latest packet, of which @last is @f's last time. */
 static s64 flow_latest(struct flow *f, s64 last)
 {
-	if (!flow_timed_mode)
+	if (!flow_conf.timed)
 		return last;
 	return max_t(s64, last, atomic64_read(&flow_to_timed(f)->seen));
 }
@@ -451,7 +462,7 @@ static bool flow_claim(struct flow *f, s64 last)
 /* A claimed flow: take it out of the table and hand it to the reaper. */
 static void flow_unpublish(struct flow *f)
 {
-	this_cpu_inc(flow_cpu->stats.expired);
+	this_cpu_inc(flow_cpus->stats.expired);
 	rhashtable_remove_fast(&flow_table, &f->node, flow_params);
 	atomic_dec(&flows_live);
 	if (llist_add(&f->reap, &flow_reap_list))
@@ -464,10 +475,10 @@ static void flow_unpublish(struct flow *f)
  */
 static void flow_expire(struct flow *f, s64 latest, u64 now)
 {
-	u64 late = now - (latest + flow_timeout_ns);
+	u64 late = now - (latest + flow_conf.timeout_ns);
 	s64 max = atomic64_read(&flow_late_max);
 
-	this_cpu_inc(flow_cpu->stats.late[flow_bucket(late)]);
+	this_cpu_inc(flow_cpus->stats.late[flow_bucket(late)]);
 	while ((u64)max < late &&
 	       !atomic64_try_cmpxchg(&flow_late_max, &max, late))
 		;
@@ -490,11 +501,11 @@ static void flow_reap_fn(struct work_struct *work)
 		return;
 	synchronize_rcu();
 	llist_for_each_entry_safe(f, next, list, reap) {
-		if (flow_timed_mode)
+		if (flow_conf.timed)
 			timeq_shutdown_sync(flow_base,
 					    &flow_to_timed(f)->timer);
 		flow_free(f);
-		this_cpu_inc(flow_cpu->stats.freed);
+		this_cpu_inc(flow_cpus->stats.freed);
 		cond_resched();
 	}
 }
@@ -504,23 +515,23 @@ static void flow_reap_fn(struct work_struct *work)
 /* The tick at which a flow last seen at @last has been idle long enough. */
 static u64 flow_deadline(s64 last)
 {
-	return div64_u64(last + flow_timeout_ns + flow_gran_ns - 1,
-			 flow_gran_ns);
+	return div64_u64(last + flow_conf.timeout_ns + flow_conf.gran_ns - 1,
+			 flow_conf.gran_ns);
 }
 
-/* flow_deadline() of a packet's time @now, through this CPU's flow_cpu.tick. */
+/* flow_deadline() of a packet's time @now, through this CPU's tick. */
 static __always_inline u64 flow_deadline_packet(u64 now)
 {
-	u64 tick = this_cpu_read(flow_cpu->tick);
+	u64 tick = this_cpu_read(flow_cpus->tick);
 
 	/*
 	 * @tick is @now's if (tick - 1) * gran < now + time-out <= tick * gran,
 	 * modulo 2^64 as written.
 	 */
-	if (now + flow_timeout_ns - (tick - 1) * flow_gran_ns - 1 >=
-	    flow_gran_ns) {
+	if (now + flow_conf.timeout_ns - (tick - 1) * flow_conf.gran_ns - 1 >=
+	    flow_conf.gran_ns) {
 		tick = flow_deadline(now);
-		this_cpu_write(flow_cpu->tick, tick);
+		this_cpu_write(flow_cpus->tick, tick);
 	}
 	return tick;
 }
@@ -531,11 +542,11 @@ static void flow_arm_fast(struct flow *f, u64 tick)
 	int ret = timeq_fast_update(flow_base, &flow_to_timed(f)->timer, tick);
 
 	if (ret < 0)
-		this_cpu_inc(flow_cpu->stats.failed);
+		this_cpu_inc(flow_cpus->stats.failed);
 	else if (ret == TIMEQ_APPLIED)
-		this_cpu_inc(flow_cpu->stats.ins_applied);
+		this_cpu_inc(flow_cpus->stats.ins_applied);
 	else
-		this_cpu_inc(flow_cpu->stats.ins_deferred);
+		this_cpu_inc(flow_cpus->stats.ins_deferred);
 }
 
 /*
@@ -551,7 +562,7 @@ static void flow_arm_slow(struct flow *f, s64 last)
 {
 	if (timeq_timer_arm(flow_base, &flow_to_timed(f)->timer,
 			    flow_deadline(last)))
-		this_cpu_inc(flow_cpu->stats.failed);
+		this_cpu_inc(flow_cpus->stats.failed);
 }
 
 /*
@@ -568,7 +579,7 @@ static void flow_timer_fn(struct timeq_timer *timer)
 	mutex_lock(&flow_kill_lock);
 	if (flow_stopping)
 		goto out;
-	this_cpu_inc(flow_cpu->stats.callbacks);
+	this_cpu_inc(flow_cpus->stats.callbacks);
 	/*
 	 * @tick is the latest tick stored before the expiry took the timer.
 	 * A packet whose store could not land since moved @last; then @last
@@ -580,23 +591,23 @@ static void flow_timer_fn(struct timeq_timer *timer)
 	last = atomic64_read(&f->last);
 	now = ktime_get_ns();
 	if (last == FLOW_DEAD) {
-		this_cpu_inc(flow_cpu->stats.stale);
+		this_cpu_inc(flow_cpus->stats.stale);
 		goto out;
 	}
-	if (now < last + flow_timeout_ns) {
-		this_cpu_inc(flow_cpu->stats.rearmed);
+	if (now < last + flow_conf.timeout_ns) {
+		this_cpu_inc(flow_cpus->stats.rearmed);
 		flow_arm_slow(f, last);
 		goto out;
 	}
-	if (now < tick * flow_gran_ns)
-		this_cpu_inc(flow_cpu->stats.early);
+	if (now < tick * flow_conf.gran_ns)
+		this_cpu_inc(flow_cpus->stats.early);
 	if (flow_claim(f, last)) {
 		flow_expire(f, flow_latest(f, last), now);
 	} else {
 		/* A packet refreshed it after all. */
 		last = atomic64_read(&f->last);
 		if (last != FLOW_DEAD) {
-			this_cpu_inc(flow_cpu->stats.rearmed);
+			this_cpu_inc(flow_cpus->stats.rearmed);
 			flow_arm_slow(f, last);
 		}
 	}
@@ -668,18 +679,18 @@ static void flow_gc_fn(struct work_struct *work)
 				continue;
 			break;
 		}
-		this_cpu_inc(flow_cpu->stats.gc_scanned);
+		this_cpu_inc(flow_cpus->stats.gc_scanned);
 		last = atomic64_read(&f->last);
 		if (last == FLOW_DEAD)
 			continue;
 		now = ktime_get_ns();
-		if (now >= last + flow_timeout_ns) {
+		if (now >= last + flow_conf.timeout_ns) {
 			if (flow_claim(f, last)) {
 				flow_expire(f, last, now);
 				expired++;
 			}
 		} else {
-			left = clamp(last + flow_timeout_ns - now,
+			left = clamp(last + flow_conf.timeout_ns - now,
 				     GC_SCAN_INTERVAL_MIN,
 				     GC_SCAN_INTERVAL_CLAMP);
 			flow_gc.count++;
@@ -700,13 +711,13 @@ static void flow_gc_fn(struct work_struct *work)
 		next = expired > GC_SCAN_EXPIRED_MAX;
 	} else {
 		flow_gc_end_pass();
-		this_cpu_inc(flow_cpu->stats.gc_passes);
+		this_cpu_inc(flow_cpus->stats.gc_passes);
 		next = clamp(flow_gc.avg, GC_SCAN_INTERVAL_MIN,
 			     GC_SCAN_INTERVAL_MAX);
 		now = ktime_get_ns() - flow_gc.start;
 		next = nsecs_to_jiffies(next > now ? next - now : 0) ?: 1;
 	}
-	this_cpu_add(flow_cpu->stats.gc_ns, local_clock() - t0);
+	this_cpu_add(flow_cpus->stats.gc_ns, local_clock() - t0);
 	queue_delayed_work(system_power_efficient_wq, &flow_gc.work, next);
 }
 
@@ -731,7 +742,7 @@ static int flow_touch(struct flow *f, u64 now, bool idle, s64 *old)
 		if (last == FLOW_DEAD)
 			return FLOW_GONE;
 		*old = last;
-		if (idle && now >= last + flow_timeout_ns)
+		if (idle && now >= last + flow_conf.timeout_ns)
 			return FLOW_IDLE;
 		if (last >= now)
 			return FLOW_FRESHER;
@@ -745,7 +756,7 @@ static noinline int flow_refresh_left(struct flow *f, u64 now, s64 *old)
 	int ret = flow_touch(f, now, false, old);
 
 	if (ret != FLOW_GONE)
-		this_cpu_inc(flow_cpu->stats.left);
+		this_cpu_inc(flow_cpus->stats.left);
 	return ret;
 }
 
@@ -760,7 +771,7 @@ static int flow_refresh_timed(struct flow *f, u64 now, s64 *old)
 {
 	struct flow_timed *ft = flow_to_timed(f);
 
-	if (flow_store &&
+	if (flow_conf.store &&
 	    timeq_timer_store(&ft->timer, flow_deadline_packet(now))) {
 		atomic64_set(&ft->seen, now);
 		return FLOW_TOUCHED;
@@ -772,7 +783,7 @@ static int flow_refresh_timed(struct flow *f, u64 now, s64 *old)
 /* Refresh @f with a packet of @now, as its mode does. */
 static int flow_refresh(struct flow *f, u64 now, s64 *old)
 {
-	if (flow_timed_mode)
+	if (flow_conf.timed)
 		return flow_refresh_timed(f, now, old);
 	return flow_touch(f, now, true, old);
 }
@@ -819,10 +830,10 @@ static bool flow_evict(u64 now)
 				break;
 		}
 	}
-	if (!best || now < best_latest + flow_timeout_ns / 2 ||
+	if (!best || now < best_latest + flow_conf.timeout_ns / 2 ||
 	    !flow_claim(best, best_last))
 		return false;
-	this_cpu_inc(flow_cpu->stats.evicted);
+	this_cpu_inc(flow_cpus->stats.evicted);
 	flow_unpublish(best);
 	return true;
 }
@@ -836,12 +847,12 @@ static bool flow_admit(u64 now)
 	if (!live && flow_evict(now))
 		live = atomic_add_unless(&flows_live, 1, max_flows);
 	if (!live) {
-		this_cpu_inc(flow_cpu->stats.drop_cap);
+		this_cpu_inc(flow_cpus->stats.drop_cap);
 		return false;
 	}
 	if (!atomic_add_unless(&flows_allocated, 1, 2 * max_flows)) {
 		atomic_dec(&flows_live);
-		this_cpu_inc(flow_cpu->stats.drop_reaping);
+		this_cpu_inc(flow_cpus->stats.drop_reaping);
 		return false;
 	}
 	return true;
@@ -859,20 +870,20 @@ static void flow_create(const struct flow_key *key, u64 now)
 	if (!f) {
 		atomic_dec(&flows_allocated);
 		atomic_dec(&flows_live);
-		this_cpu_inc(flow_cpu->stats.drop_nomem);
+		this_cpu_inc(flow_cpus->stats.drop_nomem);
 		return;
 	}
 	f->key = *key;
 	atomic64_set(&f->last, now);
-	if (flow_timed_mode) {
+	if (flow_conf.timed) {
 		timeq_timer_init(&flow_to_timed(f)->timer, flow_timer_fn);
 		atomic64_set(&flow_to_timed(f)->seen, now);
 	}
 	twin = rhashtable_lookup_get_insert_fast(&flow_table, &f->node,
 						 flow_params);
 	if (!twin) {
-		this_cpu_inc(flow_cpu->stats.created);
-		if (flow_timed_mode)
+		this_cpu_inc(flow_cpus->stats.created);
+		if (flow_conf.timed)
 			flow_arm_fast(f, flow_deadline_packet(now));
 		return;
 	}
@@ -880,17 +891,17 @@ static void flow_create(const struct flow_key *key, u64 now)
 	flow_free(f);
 	atomic_dec(&flows_live);
 	if (IS_ERR(twin)) {
-		this_cpu_inc(flow_cpu->stats.drop_insert);
+		this_cpu_inc(flow_cpus->stats.drop_insert);
 		return;
 	}
 	/* A packet on another CPU created it first, or it is expiring. */
 	switch (flow_refresh(twin, now, &old)) {
 	case FLOW_TOUCHED:
 	case FLOW_FRESHER:
-		this_cpu_inc(flow_cpu->stats.refreshes);
+		this_cpu_inc(flow_cpus->stats.refreshes);
 		break;
 	default:
-		this_cpu_inc(flow_cpu->stats.drop_dying);
+		this_cpu_inc(flow_cpus->stats.drop_dying);
 		break;
 	}
 }
@@ -911,21 +922,21 @@ static void flow_packet(const struct flow_key *key)
 	switch (flow_refresh(f, now, &old)) {
 	case FLOW_TOUCHED:
 	case FLOW_FRESHER:
-		this_cpu_inc(flow_cpu->stats.refreshes);
-		flow_cost(&flow_cpu->stats.refresh_ns,
-			  flow_cpu->stats.refresh_cost, local_clock() - t0);
+		this_cpu_inc(flow_cpus->stats.refreshes);
+		flow_cost(&flow_cpus->stats.refresh_ns,
+			  flow_cpus->stats.refresh_cost, local_clock() - t0);
 		return;
 	case FLOW_IDLE:
 		if (!flow_claim(f, old)) {
-			this_cpu_inc(flow_cpu->stats.drop_dying);
+			this_cpu_inc(flow_cpus->stats.drop_dying);
 			return;
 		}
-		this_cpu_inc(flow_cpu->stats.expired_by_packet);
+		this_cpu_inc(flow_cpus->stats.expired_by_packet);
 		flow_expire(f, old, now);
 		flow_create(key, now);
 		return;
 	default:
-		this_cpu_inc(flow_cpu->stats.drop_dying);
+		this_cpu_inc(flow_cpus->stats.drop_dying);
 		return;
 	}
 }
@@ -975,12 +986,12 @@ static unsigned int flow_hook(void *priv, struct sk_buff *skb,
 
 	local_bh_disable();
 	t0 = local_clock();
-	this_cpu_inc(flow_cpu->stats.packets);
+	this_cpu_inc(flow_cpus->stats.packets);
 	flow_key_of(skb, &key);
 	rcu_read_lock();
 	flow_packet(&key);
 	rcu_read_unlock();
-	flow_cost(&flow_cpu->stats.hook_ns, flow_cpu->stats.hook_cost,
+	flow_cost(&flow_cpus->stats.hook_ns, flow_cpus->stats.hook_cost,
 		  local_clock() - t0);
 	local_bh_enable();
 	return NF_ACCEPT;
@@ -1013,7 +1024,7 @@ static void flow_stats_sum(struct flow_stats *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		src = (const u64 *)&per_cpu_ptr(flow_cpu, cpu)->stats;
+		src = (const u64 *)&per_cpu_ptr(flow_cpus, cpu)->stats;
 		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
 			dst[i] += READ_ONCE(src[i]);
 	}
@@ -1049,15 +1060,20 @@ static u64 flow_late_pct(const struct flow_stats *s, unsigned int pct)
 }
 
 /*
- * Bytes of a flow in its slab: in mode timeq, its size rounded up to a
- * cache line, as SLAB_HWCACHE_ALIGN does for an object of more than half
- * a line.
+ * Bytes of a flow in its slab: in mode timeq, its size rounded up to the
+ * alignment SLAB_HWCACHE_ALIGN gives it, a cache line halved while the
+ * size fits in half of it.
  */
 static unsigned int flow_slot_bytes(void)
 {
 	unsigned int size = kmem_cache_size(flow_cache);
+	unsigned int align = cache_line_size();
 
-	return flow_timed_mode ? ALIGN(size, cache_line_size()) : size;
+	if (!flow_conf.timed)
+		return size;
+	while (size <= align / 2)
+		align /= 2;
+	return ALIGN(size, align);
 }
 
 /* Bytes of the table's current bucket array (not of one a resize fills). */
@@ -1101,7 +1117,7 @@ static void flow_show_deferred(struct seq_file *m)
  */
 static u64 flow_stored(const struct flow_stats *s)
 {
-	if (!flow_timed_mode || s->refreshes <= s->left)
+	if (!flow_conf.timed || s->refreshes <= s->left)
 		return 0;
 	return s->refreshes - s->left;
 }
@@ -1113,7 +1129,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	if (!s)
 		return -ENOMEM;
 	flow_stats_sum(s);
-	seq_printf(m, "mode %s\n", flow_timed_mode ? "timeq" : "gc");
+	seq_printf(m, "mode %s\n", flow_conf.timed ? "timeq" : "gc");
 	seq_printf(m, "timeout_ms %u\n", timeout_ms);
 	seq_printf(m, "granularity_us %u\n", granularity_us);
 	seq_printf(m, "store %d\n", store);
@@ -1131,7 +1147,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "refresh_failed %llu\n", s->failed);
 	seq_printf(m, "insert_applied %llu\n", s->ins_applied);
 	seq_printf(m, "insert_deferred %llu\n", s->ins_deferred);
-	if (flow_timed_mode)
+	if (flow_conf.timed)
 		flow_show_deferred(m);
 	seq_printf(m, "callbacks %llu\n", s->callbacks);
 	seq_printf(m, "callbacks_rearmed %llu\n", s->rearmed);
@@ -1258,17 +1274,17 @@ static int flow_check_params(void)
 	u64 ticks;
 
 	if (sysfs_streq(mode, "timeq"))
-		flow_timed_mode = true;
+		flow_conf.timed = true;
 	else if (!sysfs_streq(mode, "gc"))
 		goto bad;
-	flow_store = flow_timed_mode && store;
-	flow_timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
-	flow_gran_ns = (u64)granularity_us * NSEC_PER_USEC;
+	flow_conf.store = flow_conf.timed && store;
+	flow_conf.timeout_ns = (u64)timeout_ms * NSEC_PER_MSEC;
+	flow_conf.gran_ns = (u64)granularity_us * NSEC_PER_USEC;
 	/* The flow counts are atomic_t, and twice the cap must fit one. */
-	if (!flow_timeout_ns || !flow_gran_ns || !max_flows ||
+	if (!flow_conf.timeout_ns || !flow_conf.gran_ns || !max_flows ||
 	    max_flows > INT_MAX / 2)
 		goto bad;
-	ticks = div64_u64(flow_timeout_ns, flow_gran_ns);
+	ticks = div64_u64(flow_conf.timeout_ns, flow_conf.gran_ns);
 	if (ticks < 1 || ticks > FLOW_MAX_TICKS)
 		goto bad;
 	return 0;
@@ -1291,7 +1307,7 @@ static void flow_teardown(void)
 {
 	synchronize_net();
 	debugfs_remove_recursive(flow_dir);
-	if (!flow_timed_mode) {
+	if (!flow_conf.timed) {
 		cancel_delayed_work_sync(&flow_gc.work);
 		flow_gc_end_pass();
 	}
@@ -1302,7 +1318,7 @@ static void flow_teardown(void)
 	timeq_base_destroy(flow_base);
 	rhashtable_free_and_destroy(&flow_table, flow_free_unloaded, NULL);
 	kmem_cache_destroy(flow_cache);
-	free_percpu(flow_cpu);
+	free_percpu(flow_cpus);
 }
 
 static int __init flow_init(void)
@@ -1315,17 +1331,14 @@ static int __init flow_init(void)
 	err = flow_check_params();
 	if (err)
 		return err;
-	size = flow_timed_mode ? sizeof(struct flow_timed) :
+	size = flow_conf.timed ? sizeof(struct flow_timed) :
 				 sizeof(struct flow);
-	flow_cpu = alloc_percpu(struct flow_cpu);
-	if (!flow_cpu)
+	flow_cpus = alloc_percpu(struct flow_cpu);
+	if (!flow_cpus)
 		return -ENOMEM;
-	/*
-	 * Mode timeq's flows one to a cache line (struct flow_timed); mode
-	 * gc's, smaller than a line, pack closer and miss less unaligned.
-	 */
+	/* Mode timeq's flows start on a cache line (struct flow_timed). */
 	flow_cache = kmem_cache_create("timeq_flow", size, 0,
-				       flow_timed_mode ? SLAB_HWCACHE_ALIGN : 0,
+				       flow_conf.timed ? SLAB_HWCACHE_ALIGN : 0,
 				       NULL);
 	if (!flow_cache) {
 		err = -ENOMEM;
@@ -1335,7 +1348,7 @@ static int __init flow_init(void)
 	err = rhashtable_init(&flow_table, &params);
 	if (err)
 		goto err_cache;
-	if (flow_timed_mode) {
+	if (flow_conf.timed) {
 		/*
 		 * Four time-outs: the queue's own clock lags while timers
 		 * wait to expire, and a time stored beyond its window is filed
@@ -1343,7 +1356,7 @@ static int __init flow_init(void)
 		 * that takes an expiry three time-outs behind.
 		 */
 		horizon = 4 * flow_deadline(0) + 64;
-		flow_base = timeq_base_create(flow_gran_ns, horizon, 0, 0,
+		flow_base = timeq_base_create(flow_conf.gran_ns, horizon, 0, 0,
 					      GFP_KERNEL);
 		if (IS_ERR(flow_base)) {
 			err = PTR_ERR(flow_base);
@@ -1369,7 +1382,7 @@ static int __init flow_init(void)
 		return err;
 	}
 	pr_info("mode %s, time-out %u ms, tick %u us, at most %u flows\n",
-		flow_timed_mode ? "timeq" : "gc", timeout_ms, granularity_us,
+		flow_conf.timed ? "timeq" : "gc", timeout_ms, granularity_us,
 		max_flows);
 	return 0;
 
@@ -1378,7 +1391,7 @@ err_table:
 err_cache:
 	kmem_cache_destroy(flow_cache);
 err_stats:
-	free_percpu(flow_cpu);
+	free_percpu(flow_cpus);
 	return err;
 }
 

@@ -44,7 +44,7 @@
  *     (ticks of 1 ms, a time-out of 5 s, so nearly every refresh needs a
  *     later tick, as in make bench-flowtrack), each packet reading the
  *     flow's key as the lookup does, the flows laid out as the sample's
- *     (struct bench_flow): gc, the compare-and-exchange of
+ *     (struct bench_gc_flow, struct bench_flow): gc, the compare-and-exchange of
  *     the flow's last time (conntrack's design as the sample's gc mode
  *     runs it); store, its timeq mode, timeq_timer_store() (inline) of
  *     the tick, from the sample's per-CPU cache of it, to the flow's
@@ -665,7 +665,7 @@ static int flow_touch(atomic64_t *at, u64 now, bool idle)
 	return FLOW_TOUCHED;
 }
 
-/* The sample's flow_tick, of the one CPU here: 0, which no time has. */
+/* The sample's per-CPU tick, of the one CPU here: 0, which no time has. */
 static u64 flow_tick;
 
 static u64 flow_deadline_packet(u64 now)
