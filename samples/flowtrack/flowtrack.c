@@ -255,8 +255,8 @@ struct flow {
  *
  * What a packet's lookup and refresh touch, @flow, @seen and the timer's
  * expires word, which comes first in @timer, lies in the first 64 bytes
- * (asserted), and flow_cache starts each flow on a cache line: one line,
- * where lines have 64 bytes or more.
+ * (asserted), and flow_cache aligns each flow as SLAB_HWCACHE_ALIGN does,
+ * to 64 bytes or more where lines have 64 or more: one line.
  */
 struct flow_timed {
 	struct flow		flow;
@@ -367,6 +367,8 @@ struct flow_cpu {
 	struct flow_stats	stats;
 } ____cacheline_aligned;
 
+static_assert(offsetofend(struct flow_cpu, stats.packets) <= 64);
+
 /**
  * struct flow_conf - what a refresh reads of the parameters, set at load
  * @timed:	mode timeq
@@ -383,6 +385,7 @@ struct flow_conf {
 
 /* One cache line: a refresh reads no other line of the parameters. */
 static struct flow_conf flow_conf __read_mostly ____cacheline_aligned;
+static_assert(sizeof(struct flow_conf) <= SMP_CACHE_BYTES);
 
 static u64 flow_clock_ns;	/* what a local_clock() pair costs, at least */
 static struct flow_cpu __percpu *flow_cpus;
@@ -1336,7 +1339,7 @@ static int __init flow_init(void)
 	flow_cpus = alloc_percpu(struct flow_cpu);
 	if (!flow_cpus)
 		return -ENOMEM;
-	/* Mode timeq's flows start on a cache line (struct flow_timed). */
+	/* SLAB_HWCACHE_ALIGN in mode timeq: see struct flow_timed. */
 	flow_cache = kmem_cache_create("timeq_flow", size, 0,
 				       flow_conf.timed ? SLAB_HWCACHE_ALIGN : 0,
 				       NULL);

@@ -38,26 +38,25 @@
  *     at its older time and then expired, against that of timers armed
  *     at those same final times: the difference is the cost of a re-file.
  *     Medians of five interleaved runs.
- *  5. A flow's refresh, one thread: samples/flowtrack's per-packet code,
- *     copied here, at N = 10^3 and 10^5 flows, each round a packet of
- *     every flow in a random order, the clock advancing 500 ms a round
- *     (ticks of 1 ms, a time-out of 5 s, so nearly every refresh needs a
- *     later tick, as in make bench-flowtrack), each packet reading the
- *     flow's key as the lookup does, the flows laid out as the sample's
- *     (struct bench_gc_flow, struct bench_flow): gc, the compare-and-exchange of
- *     the flow's last time (conntrack's design as the sample's gc mode
- *     runs it); store, its timeq mode, timeq_timer_store() (inline) of
- *     the tick, from the sample's per-CPU cache of it, to the flow's
- *     timer on a base; update, its timeq mode before the stores, the
- *     compare-and-exchange and then timeq_fast_update(). Each with the
- *     sample's counting. Then what the store is made of, each without
- *     the count and the packet's time that the sample's timeq mode adds
- *     and with the tick divided at run time, as the sample's granularity,
- *     a parameter, makes it: timeq_timer_store() of the tick, and the
- *     tick with one compare-and-exchange of the timer's word, checking
- *     only that the time is no earlier. Medians of five interleaved runs,
- *     ns a refresh, and each over gc; then every timer is checked to
- *     expire at the tick of its flow's last packet.
+ *  5. A flow's refresh, one thread: samples/flowtrack's per-packet code, copied
+ *     here, at N = 10^3 and 10^5 flows, each round a packet of every flow in a
+ *     random order, the clock advancing 500 ms a round (ticks of 1 ms, a
+ *     time-out of 5 s, so nearly every refresh needs a later tick, as in make
+ *     bench-flowtrack), each packet reading the flow's key as the lookup does,
+ *     the flows laid out as the sample's (struct bench_gc_flow, struct
+ *     bench_flow): gc, the compare-and-exchange of the flow's last time
+ *     (conntrack's design as the sample's gc mode runs it); store, its timeq
+ *     mode, timeq_timer_store() (inline) of the tick, from the sample's per-CPU
+ *     cache of it, to the flow's timer on a base; update, its timeq mode before
+ *     the stores, the compare-and-exchange and then timeq_fast_update(). Each
+ *     with the sample's counting. Then what the store is made of, each without
+ *     the count and the packet's time that the sample's timeq mode adds and
+ *     with the tick divided at run time, as the sample's granularity, a
+ *     parameter, makes it: timeq_timer_store() of the tick, and the tick with
+ *     one compare-and-exchange of the timer's word, checking only that the time
+ *     is no earlier. Medians of five interleaved runs, ns a refresh, and each
+ *     over gc; then every timer is checked to expire at the tick of its flow's
+ *     last packet.
  *
  *	bench_paths [--seconds S]
  *
