@@ -140,10 +140,12 @@ done)
 verdict "$bad" "each call takes the type its name says (a base, a queue or neither)" \
 	"calls whose type is not the one their name says"
 
-orphans=$(grep -ho 'EXPORT_SYMBOL_NS_GPL(timeq_[a-z_]*' "$top"/module/*.c |
-	sed 's/.*(//' | sort -u | while read -r f; do
-		printf '%s\n' "${all[@]}" | grep -q "^$f|" || echo "$f"
-	done)
+# comm reads both lists to their end: a reader that stops at its first
+# match (grep -q) can leave its writer a SIGPIPE, which pipefail reports.
+orphans=$(comm -23 \
+	<(grep -ho 'EXPORT_SYMBOL_NS_GPL(timeq_[a-z_]*' "$top"/module/*.c |
+	  sed 's/.*(//' | sort -u) \
+	<(printf '%s\n' "${all[@]%%|*}" | sort -u))
 verdict "$orphans" "every export of module/ has a prototype in include/linux/timeq.h" \
 	"exports without a prototype in include/linux/timeq.h, so unchecked"
 
