@@ -313,6 +313,8 @@ static const struct rhashtable_params flow_params = {
  * @refresh_ns:	of that, time refreshing live flows
  * @gc_passes:	passes of the collector over the whole table
  * @gc_scanned:	flows the collector looked at
+ * @gc_missed:	flows the collector expired that had been idle for the
+ *		time-out when the pass before began: that pass missed them
  * @gc_ns:	time in the collector
  * @late:	expiries by lateness (flow_bucket())
  * @hook_cost:	packets by the time spent in the hooks
@@ -343,6 +345,7 @@ struct flow_stats {
 	u64	refresh_ns;
 	u64	gc_passes;
 	u64	gc_scanned;
+	u64	gc_missed;
 	u64	gc_ns;
 	u64	late[FLOW_HIST_BUCKETS];
 	u64	hook_cost[FLOW_HIST_BUCKETS];
@@ -628,12 +631,18 @@ out:
 #define GC_SCAN_MAX_DURATION	(10ULL * NSEC_PER_MSEC)
 #define GC_SCAN_EXPIRED_MAX	(64000U / HZ)
 
+static unsigned int gc_expired_max = GC_SCAN_EXPIRED_MAX;
+module_param(gc_expired_max, uint, 0444);
+MODULE_PARM_DESC(gc_expired_max,
+		 "mode gc: a run of the collector stops once it has expired more than this many flows (default 64000 / HZ, as conntrack's); the tests make it small, so that a pass stops and resumes often");
+
 /**
  * struct flow_gc - the collector's state between two runs
  * @work:	the collector
  * @iter:	the walk of flow_table, while a pass is under way
  * @in_pass:	@iter is entered
  * @start:	when the pass began
+ * @prev_start:	when the pass before began, 0 in the first
  * @avg:	the running average of the time left to the flows seen
  * @count:	the weight of @avg
  */
@@ -642,6 +651,7 @@ struct flow_gc {
 	struct rhashtable_iter	iter;
 	bool			in_pass;
 	u64			start;
+	u64			prev_start;
 	u64			avg;
 	u64			count;
 };
@@ -658,8 +668,8 @@ static void flow_gc_end_pass(void)
 
 /*
  * One run: scan the table from where the last run stopped, for at most
- * GC_SCAN_MAX_DURATION and GC_SCAN_EXPIRED_MAX expiries, then run again
- * at once, or at the end of a pass after the average time left.
+ * GC_SCAN_MAX_DURATION and gc_expired_max expiries, then run again at
+ * once, or at the end of a pass after the average time left.
  */
 static void flow_gc_fn(struct work_struct *work)
 {
@@ -671,6 +681,7 @@ static void flow_gc_fn(struct work_struct *work)
 	if (!flow_gc.in_pass) {
 		rhashtable_walk_enter(&flow_table, &flow_gc.iter);
 		flow_gc.in_pass = true;
+		flow_gc.prev_start = flow_gc.start;
 		flow_gc.start = now;
 		flow_gc.avg = GC_SCAN_INTERVAL_MAX;
 		flow_gc.count = GC_SCAN_INITIAL_COUNT;
@@ -689,6 +700,14 @@ static void flow_gc_fn(struct work_struct *work)
 		now = ktime_get_ns();
 		if (now >= last + flow_conf.timeout_ns) {
 			if (flow_claim(f, last)) {
+				/*
+				 * Idle for the time-out when the pass before
+				 * began, and in the table (only a claim
+				 * takes a flow off it): that pass missed it.
+				 */
+				if (last + flow_conf.timeout_ns <
+				    flow_gc.prev_start)
+					this_cpu_inc(flow_cpus->stats.gc_missed);
 				flow_expire(f, last, now);
 				expired++;
 			}
@@ -704,14 +723,14 @@ static void flow_gc_fn(struct work_struct *work)
 				flow_gc.avg -= div64_u64(flow_gc.avg - left,
 							 flow_gc.count);
 		}
-		if (expired > GC_SCAN_EXPIRED_MAX ||
+		if (expired > gc_expired_max ||
 		    local_clock() - t0 > GC_SCAN_MAX_DURATION)
 			break;
 	}
 	rhashtable_walk_stop(&flow_gc.iter);
 	if (f) {
 		/* Mid-pass: at once, or after a jiffy if many expired. */
-		next = expired > GC_SCAN_EXPIRED_MAX;
+		next = expired > gc_expired_max;
 	} else {
 		flow_gc_end_pass();
 		this_cpu_inc(flow_cpus->stats.gc_passes);
@@ -1173,6 +1192,7 @@ static int flow_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "clock_ns %llu\n", flow_clock_ns);
 	seq_printf(m, "gc_passes %llu\n", s->gc_passes);
 	seq_printf(m, "gc_scanned %llu\n", s->gc_scanned);
+	seq_printf(m, "gc_missed %llu\n", s->gc_missed);
 	seq_printf(m, "gc_ns %llu\n", s->gc_ns);
 	seq_printf(m, "flow_bytes %u\n", flow_slot_bytes());
 	seq_printf(m, "table_bytes %llu\n", flow_table_bytes());

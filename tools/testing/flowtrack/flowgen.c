@@ -18,6 +18,10 @@
  *    every SPOOF_PERIOD of the time-out, so that none ever expires, until
  *    the last of the FLOWS ends; those, the legitimate flows, start
  *    SPOOF_LEAD seconds in, to find the table full;
+ *  - with --hold N:S, N more flows, which start in the first second and
+ *    send a datagram every SPOOF_PERIOD of the time-out for S seconds
+ *    from the start, so that none expires before: they keep the table
+ *    full (and at its size) while the others expire;
  *  - an echo server, in the initial namespace, sends every datagram back,
  *    so each flow is refreshed from softirq (the request, PRE_ROUTING) and
  *    from process context (the echo, LOCAL_OUT);
@@ -37,6 +41,9 @@
  *			may make one more flow, at a gap of half the
  *			time-out (less the quarter) or more
  *	drained		live 0, everything expired freed, nothing allocated
+ *	in mode gc, none missed: no flow that was idle for the time-out
+ *			when a pass of the collector began was left for
+ *			the next pass (the module's gc_missed)
  *	no drop at the cap, unless --cap says some are expected; with
  *	--spoof, the full table took the legitimate flows: flows were
  *	evicted, and fewer packets were dropped at the cap (or for want of
@@ -114,8 +121,8 @@
 #define MS		1000000LL
 
 static struct {
-	int flows, spoof;
-	double fill, active_min, active_max, again;
+	int flows, spoof, hold;
+	double fill, active_min, active_max, again, hold_s;
 	int interval_ms;
 	unsigned int seed;
 	int drain_s;
@@ -135,16 +142,24 @@ static struct {
 #define SPOOF_PERIOD	0.7
 #define SPOOF_LEAD	2.0
 
-/* The generator's flows, legitimate and spoofed. */
+/* The generator's flows, legitimate (with those held) and spoofed. */
 static int all_flows(void)
 {
-	return opt.flows + opt.spoof;
+	return opt.flows + opt.hold + opt.spoof;
 }
 
 /* When the legitimate flows start, in seconds from the plan's start. */
 static double lead(void)
 {
 	return opt.spoof ? SPOOF_LEAD : 0;
+}
+
+/* How long the plan's sessions last at most, in seconds from its start. */
+static double schedule_s(void)
+{
+	double s = lead() + opt.fill + opt.active_max * 1.5;
+
+	return s > opt.hold_s ? s : opt.hold_s;
 }
 
 static int64_t now_ns(void)
@@ -562,6 +577,21 @@ static void plan(struct flow *fl, int64_t timeout, struct result *r)
 		if (f->end[f->sessions - 1] > last_end)
 			last_end = f->end[f->sessions - 1];
 	}
+	/* Those held: one session each, of --hold's seconds. */
+	for (; i < opt.flows + opt.hold; i++) {
+		struct flow *f = &fl[i];
+
+		f->period = (int64_t)(SPOOF_PERIOD * timeout);
+		f->start[0] = t0 + secs(rnd());
+		f->end[0] = t0 + secs(opt.hold_s);
+		f->sessions = 1;
+		f->first = true;
+		f->next = f->start[0];
+		r->sessions++;
+		heap[i] = f;
+		if (f->end[0] > last_end)
+			last_end = f->end[0];
+	}
 	/* The spoofer's: one session each, as long as the others last. */
 	for (; i < all_flows(); i++) {
 		struct flow *f = &fl[i];
@@ -661,8 +691,7 @@ static void generate(int to_parent, int from_parent)
 		die("the parent went away");
 	plan(fl, timeout, &r);
 	/* Bounded: the schedule's length, and as long again if the guest is slow. */
-	deadline = now_ns() + 2 * (secs(lead() + opt.fill +
-					opt.active_max * 1.5) + 5 * timeout);
+	deadline = now_ns() + 2 * (secs(schedule_s()) + 5 * timeout);
 	while (heap[0]->next != INT64_MAX) {
 		t = now_ns();
 		if (t > deadline) {
@@ -940,9 +969,9 @@ static void summary(const struct stats *s, const struct result *r)
 		       stat(s, "callbacks_stale"), stat(s, "callbacks_early"));
 	} else {
 		printf("  refreshes  %lld of a live flow, each a compare-and-exchange\n", refr);
-		printf("  collector  %lld passes, %lld flows looked at, %.1f ms in all\n",
+		printf("  collector  %lld passes, %lld flows looked at, %.1f ms in all; %lld missed by a pass\n",
 		       stat(s, "gc_passes"), stat(s, "gc_scanned"),
-		       stat(s, "gc_ns") / 1e6);
+		       stat(s, "gc_ns") / 1e6, stat(s, "gc_missed"));
 	}
 	printf("  lateness   p50 %s, p99 %s, max %s\n", p50, p99, max);
 	print_lateness();
@@ -1075,6 +1104,10 @@ static void checks(const struct stats *s, const struct result *r)
 		      "drained: %lld live, %lld allocated, %lld of %lld expired freed",
 		      live, stat(s, "flows_allocated"), stat(s, "flows_freed"),
 		      expired);
+	if (!strcmp(s->mode, "gc"))
+		check(stat(s, "gc_missed") == 0,
+		      "gc: no flow idle when a pass began was left for the next pass: %lld",
+		      stat(s, "gc_missed"));
 	if (opt.cap)
 		check(stat(s, "drop_cap") > 0 &&
 		      stat(s, "flows_created") > stat(s, "max_flows"),
@@ -1094,7 +1127,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: flowgen [--flows N] [--fill S] [--active MIN:MAX] [--again PCT]\n"
 		"               [--interval MS] [--seed N] [--drain S] [--leave] [--cap]\n"
-		"               [--spoof N]\n"
+		"               [--spoof N] [--hold N:S]\n"
 		"               [--module PATH [--params A=B,C=D]] [--unload]\n"
 		"               [--load-error ERRNO] [--aid PATH [--inject N | --load-race]]\n"
 		"               [--measure-from S] [--result] [--quiet]\n");
@@ -1114,7 +1147,7 @@ static void parse(int argc, char **argv)
 		{ "result", 0, NULL, 'r' }, { "load-error", 1, NULL, 'e' },
 		{ "aid", 1, NULL, 'A' }, { "inject", 1, NULL, 'I' },
 		{ "load-race", 0, NULL, 'L' }, { "spoof", 1, NULL, 'S' },
-		{ NULL, 0, NULL, 0 }
+		{ "hold", 1, NULL, 'H' }, { NULL, 0, NULL, 0 }
 	};
 	int c;
 
@@ -1148,11 +1181,17 @@ static void parse(int argc, char **argv)
 		case 'I': opt.inject = atoi(optarg); break;
 		case 'L': opt.load_race = true; break;
 		case 'S': opt.spoof = atoi(optarg); break;
+		case 'H':
+			if (sscanf(optarg, "%d:%lf", &opt.hold, &opt.hold_s) != 2)
+				usage();
+			break;
 		default: usage();
 		}
 	}
-	if (optind != argc || opt.flows < 1 || opt.spoof < 0 ||
-	    opt.spoof > 60000 - opt.flows || opt.flows > 60000 ||
+	if (optind != argc || opt.flows < 1 || opt.spoof < 0 || opt.hold < 0 ||
+	    opt.hold_s < 0 || opt.flows > 60000 ||
+	    opt.spoof > 60000 - opt.flows - opt.hold ||
+	    opt.hold > 60000 - opt.flows ||
 	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||
 	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100 ||
 	    (opt.load_error && !opt.module) || opt.inject < 0 ||
@@ -1300,7 +1339,7 @@ int main(int argc, char **argv)
 		print_header();
 	t0 = now_ns();
 	next = t0 + NS;
-	bound = t0 + 2 * (secs(lead() + opt.fill + opt.active_max * 1.5) +
+	bound = t0 + 2 * (secs(schedule_s()) +
 			  5 * timeout) + 30 * NS;
 	/* The traffic: echo, and print the counters every second. */
 	while (!done) {
