@@ -670,6 +670,14 @@ static void flow_gc_end_pass(void)
  * One run: scan the table from where the last run stopped, for at most
  * GC_SCAN_MAX_DURATION and gc_expired_max expiries, then run again at
  * once, or at the end of a pass after the average time left.
+ *
+ * A run resumes with rhashtable_walk_peek(), not rhashtable_walk_next():
+ * when the flow the last run ended on has left the table meanwhile (this
+ * collector or a packet expired it), rhashtable_walk_start() forgets it
+ * but keeps its place counted, and rhashtable_walk_next() would skip the
+ * flow after it in its bucket for the whole pass; the peek steps back one
+ * place first. When the flow is still there, the peek returns it, and it
+ * is looked at a second time.
  */
 static void flow_gc_fn(struct work_struct *work)
 {
@@ -687,7 +695,8 @@ static void flow_gc_fn(struct work_struct *work)
 		flow_gc.count = GC_SCAN_INITIAL_COUNT;
 	}
 	rhashtable_walk_start(&flow_gc.iter);
-	while ((f = rhashtable_walk_next(&flow_gc.iter))) {
+	for (f = rhashtable_walk_peek(&flow_gc.iter); f;
+	     f = rhashtable_walk_next(&flow_gc.iter)) {
 		if (IS_ERR(f)) {
 			if (PTR_ERR(f) == -EAGAIN)
 				continue;
