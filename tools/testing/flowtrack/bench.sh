@@ -4,8 +4,9 @@
 # bench.sh: `make bench-flowtrack`, timeq against conntrack's design on the
 # same traffic. Builds timeq.ko and timeq_flowtrack.ko for Debian's stock
 # 6.12 kernel and flowgen, boots that kernel in qemu and runs the same
-# flowgen traffic (the same seed) twice, loading the sample with mode=timeq
-# and then mode=gc, and prints for each
+# flowgen traffic (the same seed) ROUNDS times in each mode, alternating,
+# loading the sample with mode=timeq and then mode=gc each round, and
+# prints for each mode
 #
 #   CPU per packet for a refresh, and in the hooks (medians: a mean takes
 #   in whatever the host took from the guest meanwhile)
@@ -16,10 +17,15 @@
 #   memory per flow: the slab object, and the hash table's share at the
 #   peak; the queue's fixed arrays apart
 #
-# and the ratios. A benchmark: its figures are printed, never judged, and
-# absolute times are emulation (TCG). Environment: FLOWS (3000), FILL (75 s
-# over which flows start), MEASURE_FROM (65), TIMEOUT_MS (5000). About
-# seven minutes. Logs in build/flowtrack-bench/.
+# and the ratios. Each load of the sample puts its code, slabs and per-CPU
+# area at new addresses, and qemu's software TLB is direct-mapped, so a
+# figure moves by about a third from one load to the next: with ROUNDS
+# above 1, each figure is the median over the rounds of its mode, and each
+# ratio the median of the rounds' own ratios. A benchmark: its figures are
+# printed, never judged, and absolute times are emulation (TCG).
+# Environment: FLOWS (3000), FILL (75 s over which flows start),
+# MEASURE_FROM (65), TIMEOUT_MS (5000), ROUNDS (1). About seven minutes a
+# round. Logs in build/flowtrack-bench/.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +33,8 @@ top=$(cd "$here/../../.." && pwd)
 out=$top/build/flowtrack-bench
 vm=$top/tools/testing/vm
 flows=${FLOWS:-3000} fill=${FILL:-75} from=${MEASURE_FROM:-65}
-timeout_ms=${TIMEOUT_MS:-5000}
+timeout_ms=${TIMEOUT_MS:-5000} rounds=${ROUNDS:-1}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: ROUNDS is a count from 1" >&2; exit 2; }
 
 mkdir -p "$out"
 { "$top/tools/testing/deps.sh" && "$vm/deps.sh"; } >"$out/deps.log" 2>&1 ||
@@ -44,48 +51,94 @@ vethk=()
 ko=/lib/flowtrack/timeq_flowtrack.ko
 traffic="--flows $flows --fill $fill --active 8:25 --again 25 --interval 500 --seed 7"
 traffic="$traffic --drain 150 --measure-from $from --result --quiet --module $ko --unload"
-echo "bench-flowtrack: $flows flows starting over $fill s, time-out $timeout_ms ms, in $release under qemu (TCG)"
+runs=()
+for ((i = 0; i < rounds; i++)); do
+	for m in timeq gc; do
+		runs+=(-b "$out/flowgen $traffic --params mode=$m,timeout_ms=$timeout_ms")
+	done
+done
+echo "bench-flowtrack: $flows flows starting over $fill s, time-out $timeout_ms ms, $rounds round(s) of each mode, in $release under qemu (TCG)"
 "$vm/run-stock.sh" 6.12 "${vethk[@]}" -k "$out/module/timeq.ko" \
-	-f "$out/module/timeq_flowtrack.ko:$ko" \
-	-b "$out/flowgen $traffic --params mode=timeq,timeout_ms=$timeout_ms" \
-	-b "$out/flowgen $traffic --params mode=gc,timeout_ms=$timeout_ms" \
-	--timeout 1200 --log "$out/console.log" >"$out/run.log" 2>&1 ||
+	-f "$out/module/timeq_flowtrack.ko:$ko" "${runs[@]}" \
+	--timeout $((600 * rounds + 600)) --log "$out/console.log" >"$out/run.log" 2>&1 ||
 	echo "bench.sh: a run failed its checks (see $out/run.log)" >&2
 grep -a '^flowgen-result ' "$out/console.log" | tr -d '\r' >"$out/results" || true
-awk '
+awk -v rounds="$rounds" '
 function ns(v) {
 	if (v < 1000) return sprintf("%d ns", v)
 	if (v < 1e6) return sprintf("%.1f us", v / 1e3)
 	if (v < 1e9) return sprintf("%.1f ms", v / 1e6)
 	return sprintf("%.2f s", v / 1e9)
 }
-function ratio(a, b) {
-	if (a <= 0 || b <= 0) return "-"
-	return a / b >= 0.1 ? sprintf("%.2f", a / b) : sprintf("1/%.0f", b / a)
+function ratio_of(a, b) {
+	return a > 0 && b > 0 ? a / b : -1
+}
+function ratio_fmt(x) {
+	if (x <= 0) return "-"
+	return x >= 0.1 ? sprintf("%.2f", x) : sprintf("1/%.0f", 1 / x)
+}
+# median(A, N): the median of A[1..N] (sorted in place); with N even, the
+# mean of the middle two.
+function median(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# med(M, KEY): the median of KEY over the rounds of mode M (1 timeq, 2 gc).
+function med(m, key,    k, a) {
+	for (k = 1; k <= rounds; k++)
+		a[k] = r[2 * (k - 1) + m, key]
+	return median(a, rounds)
+}
+# rmed(KEY): the median over the rounds of timeq/gc, each round its own.
+function rmed(key,    k, a) {
+	for (k = 1; k <= rounds; k++)
+		a[k] = ratio_of(r[2 * k - 1, key], r[2 * k, key])
+	return median(a, rounds)
+}
+function memory(n) {
+	return r[n, "flow_bytes"] + (r[n, "peak_live"] > 0 ? r[n, "peak_table_bytes"] / r[n, "peak_live"] : 0)
+}
+function row(label, key) {
+	printf "%-36s %12s %12s %10s\n", label, ns(med(1, key)), ns(med(2, key)), ratio_fmt(rmed(key))
 }
 {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); r[NR, kv[1]] = kv[2] }
 	mode[NR] = r[NR, "mode"]
 }
 END {
-	if (NR != 2 || mode[1] != "timeq" || mode[2] != "gc") {
-		print "bench-flowtrack: the two runs did not both report (see build/flowtrack-bench/)"
+	bad = NR != 2 * rounds
+	for (n = 1; n <= NR; n++)
+		bad = bad || mode[n] != (n % 2 ? "timeq" : "gc")
+	if (bad) {
+		printf "bench-flowtrack: %d of the %d runs reported, or out of turn (see build/flowtrack-bench/)\n", NR, 2 * rounds
 		exit 1
 	}
-	for (m = 1; m <= 2; m++)
-		mem[m] = r[m, "flow_bytes"] + (r[m, "peak_live"] > 0 ? r[m, "peak_table_bytes"] / r[m, "peak_live"] : 0)
+	for (n = 1; n <= NR; n++)
+		r[n, "memory"] = memory(n)
+	if (rounds > 1) {
+		printf "%-36s", "refresh median, timeq/gc by round"
+		for (k = 1; k <= rounds; k++)
+			printf " %s", ratio_fmt(ratio_of(r[2 * k - 1, "refresh_p50_ns"], r[2 * k, "refresh_p50_ns"]))
+		printf "\n%-36s", "hooks median, timeq/gc by round"
+		for (k = 1; k <= rounds; k++)
+			printf " %s", ratio_fmt(ratio_of(r[2 * k - 1, "hook_p50_ns"], r[2 * k, "hook_p50_ns"]))
+		printf "\n(below: medians over the %d rounds; the ratios, of the rounds'\'' own)\n", rounds
+	}
 	printf "%-36s %12s %12s %10s\n", "", "timeq", "gc", "timeq/gc"
-	printf "%-36s %12s %12s %10s\n", "refresh, CPU per packet (median)", ns(r[1, "refresh_p50_ns"]), ns(r[2, "refresh_p50_ns"]), ratio(r[1, "refresh_p50_ns"], r[2, "refresh_p50_ns"])
-	printf "%-36s %12s %12s %10s\n", "refresh, CPU per packet (mean)", ns(r[1, "refresh_ns"]), ns(r[2, "refresh_ns"]), ratio(r[1, "refresh_ns"], r[2, "refresh_ns"])
-	printf "%-36s %12s %12s %10s\n", "hooks, CPU per packet (median)", ns(r[1, "hook_p50_ns"]), ns(r[2, "hook_p50_ns"]), ratio(r[1, "hook_p50_ns"], r[2, "hook_p50_ns"])
-	printf "%-36s %12s %12s %10s\n", "expiry lateness p50", ns(r[1, "late_p50_ns"]), ns(r[2, "late_p50_ns"]), ratio(r[1, "late_p50_ns"], r[2, "late_p50_ns"])
-	printf "%-36s %12s %12s %10s\n", "expiry lateness p99", ns(r[1, "late_p99_ns"]), ns(r[2, "late_p99_ns"]), ratio(r[1, "late_p99_ns"], r[2, "late_p99_ns"])
-	printf "%-36s %12s %12s %10s\n", "expiry lateness max", ns(r[1, "late_max_ns"]), ns(r[2, "late_max_ns"]), ratio(r[1, "late_max_ns"], r[2, "late_max_ns"])
-	printf "%-36s %12s %12s %10s\n", "memory per flow, bytes", sprintf("%.0f", mem[1]), sprintf("%.0f", mem[2]), ratio(mem[1], mem[2])
-	printf "%-36s %12s %12s\n", "  of which the flow object", r[1, "flow_bytes"], r[2, "flow_bytes"]
-	printf "%-36s %12s %12s\n", "queue, fixed, bytes", r[1, "queue_bytes"], r[2, "queue_bytes"]
-	printf "%-36s %12s %12s\n", "expiries measured", r[1, "expiries"], r[2, "expiries"]
-	printf "%-36s %12s %12s\n", "packets", r[1, "packets"], r[2, "packets"]
-	printf "%-36s %11s%% %12s\n", "refreshes with no slow path", r[1, "stored_pct"], "-"
-	printf "%-36s %12s %12s\n", "timers filed again, per expiry", r[1, "refiled_per_expiry"], "-"
+	row("refresh, CPU per packet (median)", "refresh_p50_ns")
+	row("refresh, CPU per packet (mean)", "refresh_ns")
+	row("hooks, CPU per packet (median)", "hook_p50_ns")
+	row("expiry lateness p50", "late_p50_ns")
+	row("expiry lateness p99", "late_p99_ns")
+	row("expiry lateness max", "late_max_ns")
+	printf "%-36s %12s %12s %10s\n", "memory per flow, bytes", sprintf("%.0f", med(1, "memory")), sprintf("%.0f", med(2, "memory")), ratio_fmt(rmed("memory"))
+	printf "%-36s %12s %12s\n", "  of which the flow object", med(1, "flow_bytes"), med(2, "flow_bytes")
+	printf "%-36s %12s %12s\n", "queue, fixed, bytes", med(1, "queue_bytes"), med(2, "queue_bytes")
+	printf "%-36s %12s %12s\n", "expiries measured", med(1, "expiries"), med(2, "expiries")
+	printf "%-36s %12s %12s\n", "packets", med(1, "packets"), med(2, "packets")
+	printf "%-36s %11s%% %12s\n", "refreshes with no slow path", med(1, "stored_pct"), "-"
+	printf "%-36s %12s %12s\n", "timers filed again, per expiry", med(1, "refiled_per_expiry"), "-"
 }' "$out/results"
