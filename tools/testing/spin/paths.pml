@@ -165,21 +165,26 @@ inline due_first(dfres)
 /*
  * The fast processes' store is timeq_timer_store() (include/linux/
  * timeq.h), inline in the caller: it reads the word alone, with no test
- * of PENDING or of the owner. It keeps to the window here, which the
- * model's queue cannot exceed; the filing of a time beyond it is
- * paths_test_store_beyond's (kunit/paths_test.c). A time no later than
- * the word's, which the inline store answers true without a write, is
- * modelled as the fast path's store: an exchange of the same time, or
- * the lanes for an earlier one.
+ * of PENDING or of the owner. A word open and unmarked answers true,
+ * with no write, for a time no later than the word's
+ * (FAST_STORE_NOWRITE), and for a later one tries the
+ * compare-and-exchange; any other word answers false. It keeps to the
+ * window here, which the model's queue cannot exceed; the filing of a
+ * time beyond it is paths_test_store_beyond's (kunit/paths_test.c).
  */
 #ifndef BUG_INLINE_STORE_NO_HANDED
 #define FAST_STORE_READ_OK(srt, srx) \
-	(eopen[srt] && !ehand[srt] && (srx) >= exps[srt] && (srx) < now + HZ)
+	(eopen[srt] && !ehand[srt] && (srx) < now + HZ)
 #else
 /* Planted: the inline store looks at OPEN alone, not at HANDED. */
-#define FAST_STORE_READ_OK(srt, srx) \
-	(eopen[srt] && (srx) >= exps[srt] && (srx) < now + HZ)
+#define FAST_STORE_READ_OK(srt, srx)	(eopen[srt] && (srx) < now + HZ)
 #define FAST_STORE_CAS_OK(srt, srexp)	(eopen[srt] && exps[srt] == (srexp))
+#endif
+#ifndef BUG_INLINE_STORE_NOWRITE_LATER
+#define FAST_STORE_NOWRITE(srt, srx)	((srx) <= exps[srt])
+#else
+/* Planted: the answer with no write for a later time too: a lost store. */
+#define FAST_STORE_NOWRITE(srt, srx)	true
 #endif
 #endif
 #ifndef BUG_STORE_BLIND
@@ -1507,11 +1512,24 @@ inline fast_step()
 	:: fph == F_STORE_A ->
 		/*
 		 * Refresh by a store (module/fast.c): PENDING, the expires word,
-		 * the owner word and @now, read back to back.
+		 * the owner word and @now, read back to back; with INLINE_STORE,
+		 * the word alone (FAST_STORE_READ_OK).
 		 */
 		TOUCH(t);
 		if
+#ifndef INLINE_STORE
 		:: FAST_STORE_READ_OK(t, x) ->
+#else
+		:: FAST_STORE_READ_OK(t, x) && FAST_STORE_NOWRITE(t, x) ->
+			/* true, and no write: the request is newer than these */
+			mprec = retd[t] | INITBIT;
+			tm = MAX(x, exps[t]);
+			nowrite_point(t, slot, mprec, tm);
+			retd[t] = retd[t] | (1 << slot);
+			ret = R_APPLIED;
+			fast_ret()
+		:: FAST_STORE_READ_OK(t, x) && !FAST_STORE_NOWRITE(t, x) ->
+#endif
 			f_exp = exps[t];
 			fph = F_STORE_B
 		:: else -> fph = LANE_PHASE

@@ -86,6 +86,7 @@ bugs=(
 	"BUG_STORE_HANDOFF_OPEN|stores"
 	"BUG_STORE_BLIND|expiry"
 	"BUG_INLINE_STORE_NO_HANDED|stores-inline"
+	"BUG_INLINE_STORE_NOWRITE_LATER|expiry-inline"
 	"BUG_MOVE_NO_REFUSE|expiry"
 	"BUG_MOVE_DUE_REFUSED|expiry"
 )

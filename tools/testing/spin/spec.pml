@@ -34,10 +34,14 @@
  *    has drained, the request applied last is older than no request that
  *    took effect (final_check()); and the timer is where that request put
  *    it, or expired. A store (module/fast.c, "Refresh by a store") is a
- *    request applied in place, at its compare-and-exchange.
+ *    request applied in place, at its compare-and-exchange; one that
+ *    timeq_timer_store() answers true with no write, at its read.
  *
  *    On a base's queue a callback never runs before the time its timer
- *    expires at, the latest a store gave it (callback_point()).
+ *    expires at, the latest a store gave it (callback_point()); nor,
+ *    with INLINE_STORE, before the later of the time asked and the
+ *    word's time read by a timeq_timer_store() that answered true with
+ *    no write (nowrite_point()), until a request takes effect after it.
  *
  *    timeq_timer_move() arms a timer only if it is armed, in the queue or
  *    on the due list, and refuses (but for a shutdown) only one that is
@@ -178,10 +182,13 @@ inline check_quiet()
 	fi
 }
 
-#ifdef CLOCK
-#define GONE_CLEAR(gct)	gone[gct] = 0
+/* A request on timer @cct took effect: its callback's ghosts start over. */
+#if defined(CLOCK) && defined(INLINE_STORE)
+#define CALLBACK_CLEAR(cct)	gone[cct] = 0; asked[cct] = 0
+#elif defined(CLOCK)
+#define CALLBACK_CLEAR(cct)	gone[cct] = 0
 #else
-#define GONE_CLEAR(gct)	skip
+#define CALLBACK_CLEAR(cct)	skip
 #endif
 
 #ifdef CLOCK
@@ -193,6 +200,9 @@ inline check_quiet()
 inline callback_point(cpt)
 {
 	assert(cpt >= TIMERS || exps[cpt] <= tick);
+#ifdef INLINE_STORE
+	assert(cpt >= TIMERS || asked[cpt] <= tick);
+#endif
 	if
 	:: cpt < TIMERS -> gone[cpt] = 1
 	:: else
@@ -210,8 +220,21 @@ inline inplace_point(ipt, ips, ipp, ipv)
 	effprec[ipt] = effprec[ipt] | ipp;
 	lastreq[ipt] = ips;
 	lastdel[ipt] = (ipv == 0);
-	GONE_CLEAR(ipt)
+	CALLBACK_CLEAR(ipt)
 }
+
+#if defined(CLOCK) && defined(INLINE_STORE)
+/*
+ * Request @nws on timer @nwt, which timeq_timer_store() answers true with
+ * no write, at its read; @nwp: the requests older than it; @nwa: the time
+ * its callback must not run before.
+ */
+inline nowrite_point(nwt, nws, nwp, nwa)
+{
+	inplace_point(nwt, nws, nwp, 1);
+	asked[nwt] = nwa
+}
+#endif
 
 /*
  * timeq_timer_move() of timer @mpt, once the hand-offs are applied: it
@@ -240,7 +263,7 @@ inline drain_point(dpt, dpw, dpv)
 	superseded[dpt] = superseded[dpt] | prec[dpw];
 	lastreq[dpt] = dpw;
 	lastdel[dpt] = 0;
-	GONE_CLEAR(dpt)
+	CALLBACK_CLEAR(dpt)
 }
 
 /* The owner frees a timer: nothing may refer to it. */

@@ -190,6 +190,10 @@ byte exps[TIMERS];
 bit eopen[TIMERS];
 bit ehand[TIMERS];
 bit gone[TIMERS];
+#ifdef INLINE_STORE
+/* @asked (ghost): what spec.pml's nowrite_point() holds the callback to. */
+byte asked[TIMERS];
+#endif
 byte running = NIL;
 bit workq;
 

@@ -146,7 +146,10 @@
  *		the expiry and stores scopes with -DINLINE_STORE: the fast
  *		processes' store is timeq_timer_store(), which reads the
  *		word alone (no PENDING, no owner), as samples/flowtrack
- *		calls it, taking the lanes when it does not land.
+ *		calls it, taking the lanes when it answers false. A time
+ *		no later than the word's, which it answers true with no
+ *		write, is asked once another caller has moved the timer
+ *		later: the owner (expiry), the other fast process (stores).
  *   arming	-DSCOPE_ARMING, a base's queue, the tick the queue's clock
  *		(nothing falls due): the third node far; two fast updates of
  *		timer 1, which may move the minimum earlier and kick; one slow
@@ -256,6 +259,12 @@
  *				alone: it lands while a request handed off
  *				waits, and the drain undoes it (P-a).
  *				stores-inline.
+ *   BUG_INLINE_STORE_NOWRITE_LATER
+ *				timeq_timer_store() answers true with no
+ *				write for a time later than the word's too:
+ *				the store is lost, and the callback runs
+ *				before the time asked (callback_point()).
+ *				expiry-inline.
  *   BUG_MOVE_NO_REFUSE		tq_timer_refuse() leaves out its check of
  *				an armed timer: timeq_timer_move() arms a
  *				timer whose callback runs (move_point()).
