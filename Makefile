@@ -139,7 +139,7 @@ bench-stall:
 	tools/testing/stall/run.sh
 
 bench-flowtrack:
-	ROUNDS=$(ROUNDS) tools/testing/flowtrack/bench.sh
+	tools/testing/flowtrack/bench.sh
 
 # Each prints TAP and installs what it needs; make check runs them too.
 STYLE := tools/testing/gates/checkpatch.sh tools/testing/gates/clang-format.sh

@@ -634,7 +634,7 @@ out:
 static unsigned int gc_expired_max = GC_SCAN_EXPIRED_MAX;
 module_param(gc_expired_max, uint, 0444);
 MODULE_PARM_DESC(gc_expired_max,
-		 "mode gc: a run of the collector stops once it has expired more than this many flows (default 64000 / HZ, as conntrack's); the tests make it small, so that a pass stops and resumes often");
+		 "mode gc: a run of the collector stops once it has expired more than this many flows (default 64000 / HZ, as conntrack's)");
 
 /**
  * struct flow_gc - the collector's state between two runs
@@ -667,22 +667,26 @@ static void flow_gc_end_pass(void)
 }
 
 /*
- * One run: scan the table from where the last run stopped, for at most
- * GC_SCAN_MAX_DURATION and gc_expired_max expiries, then run again at
- * once, or at the end of a pass after the average time left.
+ * One run: scan the table from where the last run stopped, then run again
+ * at once, or at the end of a pass after the average time left. A run
+ * that has looked at a flow stops before the next one once it has spent
+ * GC_SCAN_MAX_DURATION or expired more than gc_expired_max flows.
  *
- * A run resumes with rhashtable_walk_peek(), not rhashtable_walk_next():
- * when the flow the last run ended on has left the table meanwhile (this
- * collector or a packet expired it), rhashtable_walk_start() forgets it
- * but keeps its place counted, and rhashtable_walk_next() would skip the
- * flow after it in its bucket for the whole pass; the peek steps back one
- * place first. When the flow is still there, the peek returns it, and it
- * is looked at a second time.
+ * So a run stops on a flow it has not looked at, and which it left in
+ * the table, and the next run begins with it: rhashtable_walk_start()
+ * finds it and counts its place anew, and rhashtable_walk_peek() returns
+ * it, where rhashtable_walk_next() would return the flow after it. Had a
+ * run stopped on a flow it expired, the next could not find it, and
+ * would start from a place that counts the flows removed before it in
+ * its bucket: one flow after it would be missed for the whole pass. That
+ * still happens when a packet expires the flow a run stopped on before
+ * the next run (rhashtable_walk_start()'s limit).
  */
 static void flow_gc_fn(struct work_struct *work)
 {
 	u64 t0 = local_clock(), now = ktime_get_ns(), left, next;
 	unsigned int expired = 0;
+	bool looked = false;
 	struct flow *f;
 	s64 last;
 
@@ -702,6 +706,10 @@ static void flow_gc_fn(struct work_struct *work)
 				continue;
 			break;
 		}
+		if (looked && (expired > gc_expired_max ||
+			       local_clock() - t0 > GC_SCAN_MAX_DURATION))
+			break;
+		looked = true;
 		this_cpu_inc(flow_cpus->stats.gc_scanned);
 		last = atomic64_read(&f->last);
 		if (last == FLOW_DEAD)
@@ -732,9 +740,6 @@ static void flow_gc_fn(struct work_struct *work)
 				flow_gc.avg -= div64_u64(flow_gc.avg - left,
 							 flow_gc.count);
 		}
-		if (expired > gc_expired_max ||
-		    local_clock() - t0 > GC_SCAN_MAX_DURATION)
-			break;
 	}
 	rhashtable_walk_stop(&flow_gc.iter);
 	if (f) {

@@ -21,7 +21,7 @@
  *  - with --hold N:S, N more flows, which start in the first second and
  *    send a datagram every SPOOF_PERIOD of the time-out for S seconds
  *    from the start, so that none expires before: they keep the table
- *    full (and at its size) while the others expire;
+ *    populated, at its size, while the others expire;
  *  - an echo server, in the initial namespace, sends every datagram back,
  *    so each flow is refreshed from softirq (the request, PRE_ROUTING) and
  *    from process context (the echo, LOCAL_OUT);
@@ -1181,15 +1181,19 @@ static void parse(int argc, char **argv)
 		case 'I': opt.inject = atoi(optarg); break;
 		case 'L': opt.load_race = true; break;
 		case 'S': opt.spoof = atoi(optarg); break;
-		case 'H':
-			if (sscanf(optarg, "%d:%lf", &opt.hold, &opt.hold_s) != 2)
+		case 'H': {
+			int end = 0;
+
+			if (sscanf(optarg, "%d:%lf%n", &opt.hold, &opt.hold_s, &end) != 2 ||
+			    optarg[end])
 				usage();
 			break;
+		}
 		default: usage();
 		}
 	}
 	if (optind != argc || opt.flows < 1 || opt.spoof < 0 || opt.hold < 0 ||
-	    opt.hold_s < 0 || opt.flows > 60000 ||
+	    !(opt.hold_s >= 0 && opt.hold_s <= 3600) || opt.flows > 60000 ||
 	    opt.spoof > 60000 - opt.flows - opt.hold ||
 	    opt.hold > 60000 - opt.flows ||
 	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||

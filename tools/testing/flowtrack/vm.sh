@@ -26,12 +26,13 @@
 #                  at the cap than the new flows send (without eviction,
 #                  each and its echo), and the accounting holds
 #   gc             conntrack's design: 40 flows expire while 100 more,
-#                  held, keep the table at its size (256 buckets, for
-#                  max_flows=150), and the collector stops after every
-#                  expiry (gc_expired_max=0) and resumes: no flow idle when
-#                  a pass began is left for the next; then until drained
-#                  (its collector may sleep for 60 s first, as conntrack's
-#                  does with an empty table, hence --drain 90)
+#                  held for 75 s (longer than the collector's first sleep
+#                  of 60 s at most), keep the table at its size (256
+#                  buckets, for max_flows=150), and the collector stops
+#                  after every expiry (gc_expired_max=0) and resumes: no
+#                  flow idle when a pass began is left for the next; then
+#                  until drained (--drain 90: the collector may sleep for
+#                  60 s)
 #   gc, live       stop the traffic and unload with flows live
 #   max_flows      2^30 refused at load with EINVAL (the flow counts are
 #                  atomic_t, and twice the cap, live and waiting to be
@@ -73,7 +74,7 @@ scenarios=(
 	"--params mode=timeq,timeout_ms=3000,store=0 --flows 100 --fill 2 --active 5:10 --again 25"
 	"--params mode=timeq,timeout_ms=3000,max_flows=50 --flows 150 --fill 3 --active 3:6 --again 25 --cap"
 	"--params mode=timeq,timeout_ms=3000,max_flows=50 --spoof 50 --flows 40 --fill 12 --active 2:4 --interval 250 --again 0"
-	"--params mode=gc,timeout_ms=3000,gc_expired_max=0,max_flows=150 --hold 100:45 --flows 40 --fill 0.5 --active 3:6 --again 0 --drain 90"
+	"--params mode=gc,timeout_ms=3000,gc_expired_max=0,max_flows=150 --hold 100:75 --flows 40 --fill 0.5 --active 3:6 --again 0 --drain 90"
 	"--params mode=gc,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --leave"
 	"--params mode=timeq,max_flows=1073741824 --load-error EINVAL"
 	"--params mode=timeq,timeout_ms=3000 --flows 100 --fill 2 --active 3:6 --again 25 --aid $aid --inject 50"
