@@ -60,7 +60,7 @@ done
 echo "bench-flowtrack: $flows flows starting over $fill s, time-out $timeout_ms ms, $rounds round(s) of each mode, in $release under qemu (TCG)"
 "$vm/run-stock.sh" 6.12 "${vethk[@]}" -k "$out/module/timeq.ko" \
 	-f "$out/module/timeq_flowtrack.ko:$ko" "${runs[@]}" \
-	--timeout $((600 * rounds + 600)) --log "$out/console.log" >"$out/run.log" 2>&1 ||
+	--timeout $((1200 * rounds)) --log "$out/console.log" >"$out/run.log" 2>&1 ||
 	echo "bench.sh: a run failed its checks (see $out/run.log)" >&2
 grep -a '^flowgen-result ' "$out/console.log" | tr -d '\r' >"$out/results" || true
 awk -v rounds="$rounds" '
@@ -92,11 +92,16 @@ function med(m, key,    k, a) {
 		a[k] = r[2 * (k - 1) + m, key]
 	return median(a, rounds)
 }
-# rmed(KEY): the median over the rounds of timeq/gc, each round its own.
-function rmed(key,    k, a) {
-	for (k = 1; k <= rounds; k++)
-		a[k] = ratio_of(r[2 * k - 1, key], r[2 * k, key])
-	return median(a, rounds)
+# rmed(KEY): the median over the rounds of timeq/gc, each round its own;
+# rounds without a ratio left out, and -1 if none has one.
+function rmed(key,    k, n, x, a) {
+	n = 0
+	for (k = 1; k <= rounds; k++) {
+		x = ratio_of(r[2 * k - 1, key], r[2 * k, key])
+		if (x > 0)
+			a[++n] = x
+	}
+	return n ? median(a, n) : -1
 }
 function memory(n) {
 	return r[n, "flow_bytes"] + (r[n, "peak_live"] > 0 ? r[n, "peak_table_bytes"] / r[n, "peak_live"] : 0)
@@ -135,10 +140,10 @@ END {
 	row("expiry lateness p99", "late_p99_ns")
 	row("expiry lateness max", "late_max_ns")
 	printf "%-36s %12s %12s %10s\n", "memory per flow, bytes", sprintf("%.0f", med(1, "memory")), sprintf("%.0f", med(2, "memory")), ratio_fmt(rmed("memory"))
-	printf "%-36s %12s %12s\n", "  of which the flow object", med(1, "flow_bytes"), med(2, "flow_bytes")
-	printf "%-36s %12s %12s\n", "queue, fixed, bytes", med(1, "queue_bytes"), med(2, "queue_bytes")
-	printf "%-36s %12s %12s\n", "expiries measured", med(1, "expiries"), med(2, "expiries")
-	printf "%-36s %12s %12s\n", "packets", med(1, "packets"), med(2, "packets")
-	printf "%-36s %11s%% %12s\n", "refreshes with no slow path", med(1, "stored_pct"), "-"
-	printf "%-36s %12s %12s\n", "timers filed again, per expiry", med(1, "refiled_per_expiry"), "-"
+	printf "%-36s %12.0f %12.0f\n", "  of which the flow object", med(1, "flow_bytes"), med(2, "flow_bytes")
+	printf "%-36s %12.0f %12.0f\n", "queue, fixed, bytes", med(1, "queue_bytes"), med(2, "queue_bytes")
+	printf "%-36s %12.0f %12.0f\n", "expiries measured", med(1, "expiries"), med(2, "expiries")
+	printf "%-36s %12.0f %12.0f\n", "packets", med(1, "packets"), med(2, "packets")
+	printf "%-36s %11.1f%% %12s\n", "refreshes with no slow path", med(1, "stored_pct"), "-"
+	printf "%-36s %12.2f %12s\n", "timers filed again, per expiry", med(1, "refiled_per_expiry"), "-"
 }' "$out/results"
