@@ -95,7 +95,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 [ $mode = deps ] && exit 0
 version=$(dpkg-query -W -f='${Version}' "$pkg") || die "$pkg is not installed"
-ccver=$(${CC:-gcc} --version | head -n 1)
+ccver=$(${CC:-gcc} --version | sed -n 1p)
 key=$(printf '%s\n' "$pkg $version" "$ccver" "layout $layout" |
 	sha256sum | cut -c1-16)
 base=$CACHE/uml-$key

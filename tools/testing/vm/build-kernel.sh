@@ -77,7 +77,7 @@ die() { log "ERROR: $*"; exit 1; }
 [ -r "$tarball" ] || die "$tarball missing: run $here/deps.sh"
 srcver=$(dpkg-query -W -f='${Version}' "$srcpkg" 2>/dev/null) ||
 	die "package $srcpkg not installed: run $here/deps.sh"
-ccver=$(${CC:-gcc} --version 2>/dev/null | head -n1) || die "no C compiler: run $here/deps.sh"
+ccver=$(${CC:-gcc} --version 2>/dev/null | sed -n 1p) || die "no C compiler: run $here/deps.sh"
 
 # merge_fragments FILE...: the fragment as applied. Each symbol's line
 # ("CONFIG_X=v" or "# CONFIG_X is not set") comes from the last file that

@@ -89,8 +89,9 @@ apt_install "${BASE_PKGS[@]}"
 # candidate <pkg>: the candidate version apt would install, or empty
 candidate() { apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { if ($2 != "(none)") print $2 }'; }
 
-# abi_of <meta>: the versioned linux-image-* package a meta-package depends on
-dep_of() { apt-cache depends "$1" 2>/dev/null | awk '/Depends: linux-(image|headers)-[0-9]/ { print $2; exit }'; }
+# dep_of <meta>: the versioned linux-image-* package a meta-package depends on
+# (awk reads to the end: a reader that leaves early can SIGPIPE apt-cache.)
+dep_of() { apt-cache depends "$1" 2>/dev/null | awk '/Depends: linux-(image|headers)-[0-9]/ && !f { print $2; f = 1 }'; }
 
 mkdir -p "$CACHE"
 state=$CACHE/stock-kernels
