@@ -1100,6 +1100,7 @@ inline slow_step()
 #define F_FAR_D		17	/* BUG_SETTLE_NULL_FIRST: the far write of @min */
 #define F_STORE_A	18	/* tq_timer_store(): PENDING, the word, the owner */
 #define F_STORE_B	19	/* its compare-and-exchange */
+#define F_BEGIN		20	/* INLINE_STORE: timeq_fast_update(), the store false */
 
 #define FAST_LOCALS	byte fph, k, t, x, ret, slot, mprec, lane, f_len, f_mt, \
 			f_exp; \
@@ -1139,13 +1140,17 @@ inline slow_step()
  * clock and picks a time up to the horizon; timeq_fast_update() reads
  * PENDING and guesses its lane (tq_fast_lane()) from racy reads of the
  * owner word, @now and the focus, taken together. No lane trusts its
- * guess: each checks it under its locks.
+ * guess: each checks it under its locks. With INLINE_STORE the caller
+ * calls timeq_timer_store() first (F_STORE_A), and timeq_fast_update()
+ * only if that answers false: its reads are then a step of their own
+ * (F_BEGIN).
  */
 inline fast_begin(bt)
 {
 	t = bt;
 	TOUCH(t);
 	busy[t]++;
+#ifndef INLINE_STORE
 	PICK_FAST_X(x);
 	mprec = retd[t] | INITBIT;
 	f_pend = pending[t];
@@ -1155,6 +1160,9 @@ inline fast_begin(bt)
 	:: else ->
 		lane = (x >= now + 2 -> L_CROSS : L_NEAR)
 	fi
+#else
+	PICK_FAST_X(x)
+#endif
 }
 
 /* tq_fast_check(), under the lane's locks; R_APPLIED means go on. */
@@ -1346,11 +1354,22 @@ inline fast_body_end()
 	fi
 }
 
-/* The first lock step of the lane fast_begin() chose, or the hand-off. */
+/* The first lock step of the lane guessed (fast_begin(), F_BEGIN). */
 #define LANE_PHASE	(lane == L_FAR -> F_FAR : F_LOCK)
-#ifdef CLOCK
-/* On a base's queue a store is tried first (tq_timer_store()). */
+#if defined(CLOCK) && defined(INLINE_STORE)
+/*
+ * The caller's timeq_timer_store() is tried first, whatever PENDING is;
+ * when it answers false, timeq_fast_update() begins (F_BEGIN).
+ */
+#define FIRST_PHASE	F_STORE_A
+#define STORE_FALSE	F_BEGIN
+#elif defined(CLOCK)
+/*
+ * On a base's queue a store (tq_timer_store()) is tried once PENDING is
+ * found clear, and the lane when it does not land.
+ */
 #define FIRST_PHASE	(f_pend -> F_HAND : F_STORE_A)
+#define STORE_FALSE	LANE_PHASE
 #else
 #define FIRST_PHASE	(f_pend -> F_HAND : LANE_PHASE)
 #endif
@@ -1452,7 +1471,11 @@ inline fast_step()
 		fast_far_end()
 #endif
 	:: fph == F_HAND ->
-		/* tq_handoff(); mprec is that of the call's first step */
+		/*
+		 * tq_handoff(); mprec is that of timeq_fast_update()'s first
+		 * step (fast_begin(), or F_BEGIN), or of the far lane's checks
+		 * (F_FAR_A) if tq_far_ok() then refused
+		 */
 		TOUCH(t);
 		if
 #ifdef CLOCK
@@ -1532,7 +1555,7 @@ inline fast_step()
 #endif
 			f_exp = exps[t];
 			fph = F_STORE_B
-		:: else -> fph = LANE_PHASE
+		:: else -> fph = STORE_FALSE
 		fi
 	:: fph == F_STORE_B ->
 		/* atomic64_try_cmpxchg(): the word as read, and still open */
@@ -1549,8 +1572,28 @@ inline fast_step()
 			ret = R_APPLIED;
 			f_exp = 0;
 			fast_ret()
-		:: else -> f_exp = 0; fph = LANE_PHASE
+		:: else -> f_exp = 0; fph = STORE_FALSE
 		fi
+#endif
+#if defined(CLOCK) && defined(INLINE_STORE)
+	:: fph == F_BEGIN ->
+		/*
+		 * timeq_fast_update(), called once timeq_timer_store() answered
+		 * false: PENDING, and the lane's guess, as fast_begin() reads
+		 * them without INLINE_STORE. The store that answered false
+		 * changed nothing, so the request is this call's, and the
+		 * requests older than it are those returned before it began:
+		 * mprec is read here, not at the store's read.
+		 */
+		TOUCH(t);
+		mprec = retd[t] | INITBIT;
+		if
+		:: own[t] != O_NONE && ISFAR(t) ->
+			lane = (x >= now + 2 -> L_FAR : L_CROSS)
+		:: else ->
+			lane = (x >= now + 2 -> L_CROSS : L_NEAR)
+		fi;
+		fph = (pending[t] -> F_HAND : LANE_PHASE)
 #endif
 	:: fph == F_MIN ->
 		if

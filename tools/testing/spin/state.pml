@@ -136,6 +136,12 @@ byte mem[NODES];
 #elif defined(SCOPE_ROOM)
 /* the next bucket, and a time beyond the lagging clock's window */
 #define PICK_FAST_X(v)	if :: v = now + 1 :: v = now + HZ fi
+#elif defined(SCOPE_STORES) && defined(INLINE_STORE)
+/*
+ * as below, and timer 1's own time, which timeq_timer_store() answers
+ * true with no write, so that it does so with another's hand-off under way
+ */
+#define PICK_FAST_X(v)	if :: v = now + 1 :: v = now + 2 :: v = now + HZ fi
 #elif defined(SCOPE_STORES)
 /* later than timer 1's time (a store), and beyond the lagging window */
 #define PICK_FAST_X(v)	if :: v = now + 2 :: v = now + HZ fi

@@ -143,13 +143,20 @@
  *		file timer 1 again. A store against a hand-off of its timer
  *		from another CPU, and against the drain and the expiry.
  *   expiry-inline, stores-inline
- *		the expiry and stores scopes with -DINLINE_STORE: the fast
- *		processes' store is timeq_timer_store(), which reads the
- *		word alone (no PENDING, no owner), as samples/flowtrack
- *		calls it, taking the lanes when it answers false. A time
- *		no later than the word's, which it answers true with no
+ *		the expiry and stores scopes with -DINLINE_STORE: a fast
+ *		process calls timeq_timer_store() first, which reads the
+ *		word alone (no PENDING, no owner), whatever PENDING is;
+ *		when it answers false, timeq_fast_update(), whose test of
+ *		PENDING (a hand-off, joining a request) and guess of the
+ *		lane are a step after the store's, then the lanes (its own
+ *		store, tq_timer_store(), left out). A time no later than
+ *		the word's, which timeq_timer_store() answers true with no
  *		write, is asked once another caller has moved the timer
- *		later: the owner (expiry), the other fast process (stores).
+ *		later: the owner (expiry), the other fast process
+ *		(stores); and in stores-inline at once, timer 1's own time
+ *		being a third choice there. So in stores-inline the store
+ *		is tried while the other process's hand-off holds PENDING,
+ *		before and after that marks the word.
  *   arming	-DSCOPE_ARMING, a base's queue, the tick the queue's clock
  *		(nothing falls due): the third node far; two fast updates of
  *		timer 1, which may move the minimum earlier and kick; one slow
