@@ -668,19 +668,22 @@ static void flow_gc_end_pass(void)
 
 /*
  * One run: scan the table from where the last run stopped, then run again
- * at once, or at the end of a pass after the average time left. A run
- * that has looked at a flow stops before the next one once it has spent
- * GC_SCAN_MAX_DURATION or expired more than gc_expired_max flows.
+ * at once (after a jiffy if it stopped for its expiries), or at the end
+ * of a pass after the average time left. A run that has looked at a flow
+ * stops before the next one once it has spent GC_SCAN_MAX_DURATION or
+ * expired more than gc_expired_max flows.
  *
  * So a run stops on a flow it has not looked at, and which it left in
  * the table, and the next run begins with it: rhashtable_walk_start()
  * finds it and counts its place anew, and rhashtable_walk_peek() returns
- * it, where rhashtable_walk_next() would return the flow after it. Had a
- * run stopped on a flow it expired, the next could not find it, and
- * would start from a place that counts the flows removed before it in
- * its bucket: one flow after it would be missed for the whole pass. That
- * still happens when a packet expires the flow a run stopped on before
- * the next run (rhashtable_walk_start()'s limit).
+ * it, where rhashtable_walk_next() would return the flow after it. A flow
+ * that is no longer in the table is not found, and the walk resumes at
+ * its place as counted, which also counts the flows removed ahead of it
+ * in its bucket since: the peek steps back one place, and one flow after
+ * it is missed for the pass for each of the others. That can still
+ * happen when the flow a run stopped on leaves the table before the next
+ * run (a packet expires it, or an eviction takes it) and others ahead of
+ * it in its bucket have left too (rhashtable_walk_start()'s limit).
  */
 static void flow_gc_fn(struct work_struct *work)
 {

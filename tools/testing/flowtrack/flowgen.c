@@ -1196,8 +1196,9 @@ static void parse(int argc, char **argv)
 	    !(opt.hold_s >= 0 && opt.hold_s <= 3600) || opt.flows > 60000 ||
 	    opt.spoof > 60000 - opt.flows - opt.hold ||
 	    opt.hold > 60000 - opt.flows ||
-	    opt.fill < 0 || opt.active_min <= 0 || opt.active_max < opt.active_min ||
-	    opt.interval_ms < 1 || opt.drain_s < 0 || opt.again < 0 || opt.again > 100 ||
+	    !(opt.fill >= 0 && opt.fill <= 3600) || !(opt.active_min > 0) ||
+	    !(opt.active_max >= opt.active_min && opt.active_max <= 3600) ||
+	    opt.interval_ms < 1 || opt.drain_s < 0 || !(opt.again >= 0 && opt.again <= 100) ||
 	    (opt.load_error && !opt.module) || opt.inject < 0 ||
 	    ((opt.inject || opt.load_race) && (!opt.aid || !opt.module)))
 		usage();

@@ -26,13 +26,16 @@
 #                  at the cap than the new flows send (without eviction,
 #                  each and its echo), and the accounting holds
 #   gc             conntrack's design: 40 flows expire while 100 more,
-#                  held for 75 s (longer than the collector's first sleep
-#                  of 60 s at most), keep the table at its size (256
-#                  buckets, for max_flows=150), and the collector stops
-#                  after every expiry (gc_expired_max=0) and resumes: no
-#                  flow idle when a pass began is left for the next; then
-#                  until drained (--drain 90: the collector may sleep for
-#                  60 s)
+#                  held for 75 s (the collector's second pass begins 61
+#                  s after the load at the latest), keep the table at its
+#                  size (256 buckets, for max_flows=150), and the
+#                  collector stops after every expiry (gc_expired_max=0)
+#                  and resumes with the flow it stopped on: no flow idle
+#                  when a pass began is left for the next; then until
+#                  drained (--drain 90: the collector may sleep for 60 s).
+#                  A run that stops on a flow it expired, with another
+#                  expired ahead of it in its bucket, is not made here:
+#                  the hash decides the buckets
 #   gc, live       stop the traffic and unload with flows live
 #   max_flows      2^30 refused at load with EINVAL (the flow counts are
 #                  atomic_t, and twice the cap, live and waiting to be
