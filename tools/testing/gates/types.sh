@@ -59,8 +59,8 @@ compile() {
 protos() {
 	tr '\n' ' ' <"$top/include/linux/timeq.h" |
 		sed 's|/\*[^*]*\*\+\([^/*][^*]*\*\+\)*/||g' |
-		grep -o '[A-Za-z_][A-Za-z0-9_ *]*[ *]timeq_[a-z_]*([^;{)]*);' |
-		sed 's/.*[ *]\(timeq_[a-z_]*\)(\([^)]*\));/\1|\2/; s/  */ /g'
+		grep -o '[A-Za-z_][A-Za-z0-9_ *]*[ *]timeq_[a-z0-9_]*([^;{)]*);' |
+		sed 's/.*[ *]\(timeq_[a-z0-9_]*\)(\([^)]*\));/\1|\2/; s/  */ /g'
 }
 
 # arg TYPE: the variable of use() for a parameter's type (without name).

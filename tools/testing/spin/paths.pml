@@ -1098,7 +1098,8 @@ inline slow_step()
 #define F_SETTLE	15	/* BUG_SETTLE_NULL_FIRST: the rest of tq_settle() */
 #define F_FAR_C		16	/* BUG_SETTLE_NULL_FIRST: the far read of @min */
 #define F_FAR_D		17	/* BUG_SETTLE_NULL_FIRST: the far write of @min */
-#define F_STORE_A	18	/* tq_timer_store(): PENDING, the word, the owner */
+#define F_STORE_A	18	/* tq_timer_store(): PENDING, the word, the owner;
+				 * INLINE_STORE: timeq_timer_store(), the word */
 #define F_STORE_B	19	/* its compare-and-exchange */
 #define F_BEGIN		20	/* INLINE_STORE: timeq_fast_update(), the store false */
 
@@ -1356,7 +1357,9 @@ inline fast_body_end()
 
 /* The first lock step of the lane guessed (fast_begin(), F_BEGIN). */
 #define LANE_PHASE	(lane == L_FAR -> F_FAR : F_LOCK)
-#if defined(CLOCK) && defined(INLINE_STORE)
+#if defined(INLINE_STORE) && !defined(CLOCK)
+#error "INLINE_STORE is a store on a base's queue: it needs CLOCK"
+#elif defined(CLOCK) && defined(INLINE_STORE)
 /*
  * The caller's timeq_timer_store() is tried first, whatever PENDING is;
  * when it answers false, timeq_fast_update() begins (F_BEGIN).
