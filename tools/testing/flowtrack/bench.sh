@@ -106,6 +106,13 @@ function rmed(key,    k, n, x, a) {
 function memory(n) {
 	return r[n, "flow_bytes"] + (r[n, "peak_live"] > 0 ? r[n, "peak_table_bytes"] / r[n, "peak_live"] : 0)
 }
+# by_round(LABEL, KEY): timeq/gc of KEY in each round, on one line.
+function by_round(label, key,    k) {
+	printf "%-36s", label
+	for (k = 1; k <= rounds; k++)
+		printf " %s", ratio_fmt(ratio_of(r[2 * k - 1, key], r[2 * k, key]))
+	printf "\n"
+}
 function row(label, key) {
 	printf "%-36s %12s %12s %10s\n", label, ns(med(1, key)), ns(med(2, key)), ratio_fmt(rmed(key))
 }
@@ -124,13 +131,9 @@ END {
 	for (n = 1; n <= NR; n++)
 		r[n, "memory"] = memory(n)
 	if (rounds > 1) {
-		printf "%-36s", "refresh median, timeq/gc by round"
-		for (k = 1; k <= rounds; k++)
-			printf " %s", ratio_fmt(ratio_of(r[2 * k - 1, "refresh_p50_ns"], r[2 * k, "refresh_p50_ns"]))
-		printf "\n%-36s", "hooks median, timeq/gc by round"
-		for (k = 1; k <= rounds; k++)
-			printf " %s", ratio_fmt(ratio_of(r[2 * k - 1, "hook_p50_ns"], r[2 * k, "hook_p50_ns"]))
-		printf "\n(below: medians over the %d rounds; the ratios, of the rounds'\'' own)\n", rounds
+		by_round("refresh median, timeq/gc by round", "refresh_p50_ns")
+		by_round("hooks median, timeq/gc by round", "hook_p50_ns")
+		printf "(below: medians over the %d rounds; the ratios, of the rounds'\'' own)\n", rounds
 	}
 	printf "%-36s %12s %12s %10s\n", "", "timeq", "gc", "timeq/gc"
 	row("refresh, CPU per packet (median)", "refresh_p50_ns")
