@@ -1102,6 +1102,8 @@ inline slow_step()
 				 * INLINE_STORE: timeq_timer_store(), the word */
 #define F_STORE_B	19	/* its compare-and-exchange */
 #define F_BEGIN		20	/* INLINE_STORE: timeq_fast_update(), the store false */
+#define F_STORE_C	21	/* INLINE_STORE: its own tq_timer_store(), as F_STORE_A */
+#define F_STORE_D	22	/* its compare-and-exchange, as F_STORE_B */
 
 #define FAST_LOCALS	byte fph, k, t, x, ret, slot, mprec, lane, f_len, f_mt, \
 			f_exp; \
@@ -1377,6 +1379,27 @@ inline fast_body_end()
 #define FIRST_PHASE	(f_pend -> F_HAND : LANE_PHASE)
 #endif
 
+#ifdef CLOCK
+/*
+ * A store's compare-and-exchange landed (F_STORE_B, F_STORE_D): timer @t
+ * expires at @x, its word open and unmarked, and the request took effect
+ * in place.
+ */
+inline store_landed()
+{
+	exps[t] = x;
+	eopen[t] = 1;
+	ehand[t] = 0;
+	/* the critical section: the request is newer than these */
+	mprec = retd[t] | INITBIT;
+	inplace_point(t, slot, mprec, 1);
+	retd[t] = retd[t] | (1 << slot);
+	ret = R_APPLIED;
+	f_exp = 0;
+	fast_ret()
+}
+#endif
+
 /* A fast update's steps; the process's loop runs one per iteration. */
 inline fast_step()
 {
@@ -1564,17 +1587,7 @@ inline fast_step()
 		/* atomic64_try_cmpxchg(): the word as read, and still open */
 		TOUCH(t);
 		if
-		:: FAST_STORE_CAS_OK(t, f_exp) ->
-			exps[t] = x;
-			eopen[t] = 1;
-			ehand[t] = 0;
-			/* the critical section: the request is newer than these */
-			mprec = retd[t] | INITBIT;
-			inplace_point(t, slot, mprec, 1);
-			retd[t] = retd[t] | (1 << slot);
-			ret = R_APPLIED;
-			f_exp = 0;
-			fast_ret()
+		:: FAST_STORE_CAS_OK(t, f_exp) -> store_landed()
 		:: else -> f_exp = 0; fph = STORE_FALSE
 		fi
 #endif
@@ -1596,7 +1609,24 @@ inline fast_step()
 		:: else ->
 			lane = (x >= now + 2 -> L_CROSS : L_NEAR)
 		fi;
-		fph = (pending[t] -> F_HAND : LANE_PHASE)
+		fph = (pending[t] -> F_HAND : F_STORE_C)
+	:: fph == F_STORE_C ->
+		/*
+		 * Its own store (tq_fast_store()): tq_timer_store()'s reads, as
+		 * F_STORE_A's without INLINE_STORE; the lane if it does not land.
+		 */
+		TOUCH(t);
+		if
+		:: STORE_READ_OK(t, x) -> f_exp = exps[t]; fph = F_STORE_D
+		:: else -> fph = LANE_PHASE
+		fi
+	:: fph == F_STORE_D ->
+		/* its compare-and-exchange, as F_STORE_B's */
+		TOUCH(t);
+		if
+		:: STORE_CAS_OK(t, f_exp) -> store_landed()
+		:: else -> f_exp = 0; fph = LANE_PHASE
+		fi
 #endif
 	:: fph == F_MIN ->
 		if

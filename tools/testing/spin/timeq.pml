@@ -148,8 +148,9 @@
  *		word alone (no PENDING, no owner), whatever PENDING is;
  *		when it answers false, timeq_fast_update(), whose test of
  *		PENDING (a hand-off, joining a request) and guess of the
- *		lane are a step after the store's, then the lanes (its own
- *		store, tq_timer_store(), left out). A time no later than
+ *		lane are a step after the store's, then its own store
+ *		(tq_timer_store(), which reads PENDING and the owner too),
+ *		then the lanes. A time no later than
  *		the word's, which timeq_timer_store() answers true with no
  *		write, is asked once another caller has moved the timer
  *		later: the owner (expiry), the other fast process
