@@ -107,7 +107,7 @@ staged_install() {
 		 "$prefix/include/linux/timeq.h" \
 		 "$prefix/include/timeq/timeq.h" \
 		 "$prefix/lib/libtimeq.a" "$prefix/lib/libtimeq.so" \
-		 "$prefix/lib/libtimeq.so.1" "$prefix/lib/pkgconfig/timeq.pc" \
+		 "$prefix/lib/libtimeq.so.2" "$prefix/lib/pkgconfig/timeq.pc" \
 		 "$prefix/bin/timeqctl" "$prefix/share/man/man4/timeq.4"; do
 		# shellcheck disable=SC2086 # the module's name is a pattern
 		compgen -G "$root/"$f >/dev/null || missing="$missing $f"

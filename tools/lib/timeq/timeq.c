@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libtimeq: each function fills one structure of the ABI, with its size,
- * makes one system call, and turns a failure into a negative errno.
+ * makes one system call, and turns a failure into a negative errno. The
+ * structures the caller owns come with their sizes (the header's inline
+ * functions pass them), checked by caller_size() before anything is
+ * written.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -12,11 +17,25 @@
 #include "timeq.h"
 
 #define TIMEQ_DEV	"/dev/timeq"
+/* The largest size of a structure the kernel takes (uapi, "Structures"). */
+#define ABI_SIZE_MAX	4096
 
 /* A system call's result: itself, or the negative errno it failed with. */
 static long sys_result(long ret)
 {
 	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * A size the caller gives for one of its structures, whose first version
+ * has @ver0 bytes: 0 if the kernel may take it, else the negative errno
+ * the kernel would give (the uapi header's "Structures").
+ */
+static int caller_size(size_t size, size_t ver0)
+{
+	if (size > ABI_SIZE_MAX)
+		return -E2BIG;
+	return size < ver0 ? -EINVAL : 0;
 }
 
 int timeqfd_open(int flags)
@@ -25,10 +44,14 @@ int timeqfd_open(int flags)
 }
 
 static int configure(int fd, uint32_t clock, uint64_t granularity,
-		     uint64_t start, uint64_t horizon, uint32_t max_elements)
+		     uint64_t start, uint64_t horizon, uint32_t max_elements,
+		     size_t event_size)
 {
 	struct timeq_configure c;
+	int ret = caller_size(event_size, TIMEQ_EVENT_SIZE_VER0);
 
+	if (ret)
+		return ret;
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
 	c.clock = clock;
@@ -36,22 +59,23 @@ static int configure(int fd, uint32_t clock, uint64_t granularity,
 	c.start = start;
 	c.horizon = horizon;
 	c.max_elements = max_elements;
-	c.event_size = sizeof(struct timeq_event);
+	c.event_size = event_size;
 	return sys_result(ioctl(fd, TIMEQ_CONFIGURE, &c));
 }
 
-int timeqfd_configure_manual(int fd, uint64_t start, uint64_t horizon,
-			     uint32_t max_elements)
+int timeqfd_configure_manual_sized(int fd, uint64_t start, uint64_t horizon,
+				   uint32_t max_elements, size_t event_size)
 {
 	return configure(fd, TIMEQ_CLOCK_MANUAL, 0, start, horizon,
-			 max_elements);
+			 max_elements, event_size);
 }
 
-int timeqfd_configure_monotonic(int fd, uint64_t granularity, uint64_t horizon,
-				uint32_t max_elements)
+int timeqfd_configure_monotonic_sized(int fd, uint64_t granularity,
+				      uint64_t horizon, uint32_t max_elements,
+				      size_t event_size)
 {
 	return configure(fd, TIMEQ_CLOCK_MONOTONIC, granularity, 0, horizon,
-			 max_elements);
+			 max_elements, event_size);
 }
 
 int timeqfd_insert(int fd, uint64_t time, uint64_t cookie, uint64_t *handle)
@@ -90,21 +114,26 @@ int timeqfd_update(int fd, uint64_t handle, uint64_t time)
 	return sys_result(ioctl(fd, TIMEQ_UPDATE, &up));
 }
 
-static int element(int fd, unsigned long cmd, struct timeq_element *e)
+static int element(int fd, unsigned long cmd, struct timeq_element *e,
+		   size_t size)
 {
-	memset(e, 0, sizeof(*e));
-	e->size = sizeof(*e);
+	int ret = caller_size(size, TIMEQ_ELEMENT_SIZE_VER0);
+
+	if (ret)
+		return ret;
+	memset(e, 0, size);
+	e->size = size;
 	return sys_result(ioctl(fd, cmd, e));
 }
 
-int timeqfd_min(int fd, struct timeq_element *min)
+int timeqfd_min_sized(int fd, struct timeq_element *min, size_t size)
 {
-	return element(fd, TIMEQ_MIN, min);
+	return element(fd, TIMEQ_MIN, min, size);
 }
 
-int timeqfd_delete_min(int fd, struct timeq_element *min)
+int timeqfd_delete_min_sized(int fd, struct timeq_element *min, size_t size)
 {
-	return element(fd, TIMEQ_DELETE_MIN, min);
+	return element(fd, TIMEQ_DELETE_MIN, min, size);
 }
 
 long timeqfd_advance(int fd, uint64_t time)
@@ -117,70 +146,103 @@ long timeqfd_advance(int fd, uint64_t time)
 	return sys_result(ioctl(fd, TIMEQ_ADVANCE, &adv));
 }
 
-int timeqfd_stats(int fd, struct timeq_stats *stats)
+int timeqfd_stats_sized(int fd, struct timeq_stats *stats, size_t size)
 {
-	memset(stats, 0, sizeof(*stats));
-	stats->size = sizeof(*stats);
+	int ret = caller_size(size, TIMEQ_STATS_SIZE_VER0);
+
+	if (ret)
+		return ret;
+	memset(stats, 0, size);
+	stats->size = size;
 	return sys_result(ioctl(fd, TIMEQ_STATS, stats));
 }
 
-ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n)
+ssize_t timeqfd_read_sized(int fd, struct timeq_event *events, size_t n,
+			   size_t size)
 {
-	ssize_t ret = read(fd, events, n * sizeof(*events));
+	ssize_t ret = caller_size(size, TIMEQ_EVENT_SIZE_VER0);
 
-	return ret < 0 ? -errno : ret / (ssize_t)sizeof(*events);
+	if (ret)
+		return ret;
+	/* The kernel gives at most 16 a call; a length must fit ssize_t. */
+	if (n > SSIZE_MAX / size)
+		n = SSIZE_MAX / size;
+	ret = read(fd, events, n * size);
+	return ret < 0 ? -errno : ret / (ssize_t)size;
 }
 
-void timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops, uint32_t max)
+int timeqfd_ops_init_sized(struct timeqfd_ops *b, struct timeq_op *ops,
+			   uint32_t max, size_t size)
 {
+	int ret = caller_size(size, TIMEQ_OP_SIZE_VER0);
+
+	if (ret)
+		return ret;
+	if (size % 8)
+		return -EINVAL;
 	b->ops = ops;
 	b->count = 0;
 	b->max = max;
+	b->entry_len = size;
+	return 0;
 }
 
-/* The next free operation of @b, zeroed, or NULL. */
-static struct timeq_op *ops_add(struct timeqfd_ops *b, uint32_t code)
+/* Operation @i of @b, whose operations lie @b->entry_len bytes apart. */
+static struct timeq_op *ops_at(const struct timeqfd_ops *b, uint32_t i)
+{
+	return (struct timeq_op *)((char *)b->ops + (size_t)i * b->entry_len);
+}
+
+/*
+ * The next free operation of @b, zeroed, its code @code, and its index in
+ * *@i; or NULL if @b is full.
+ */
+static struct timeq_op *ops_add(struct timeqfd_ops *b, uint32_t code, int *i)
 {
 	struct timeq_op *op;
 
 	if (b->count >= b->max)
 		return NULL;
-	op = &b->ops[b->count++];
-	memset(op, 0, sizeof(*op));
+	*i = b->count++;
+	op = ops_at(b, *i);
+	memset(op, 0, b->entry_len);
 	op->op = code;
 	return op;
 }
 
 int timeqfd_ops_insert(struct timeqfd_ops *b, uint64_t time, uint64_t cookie)
 {
-	struct timeq_op *op = ops_add(b, TIMEQ_OP_INSERT);
+	int i;
+	struct timeq_op *op = ops_add(b, TIMEQ_OP_INSERT, &i);
 
 	if (!op)
 		return -ENOSPC;
 	op->time = time;
 	op->cookie = cookie;
-	return op - b->ops;
+	return i;
 }
 
 int timeqfd_ops_delete(struct timeqfd_ops *b, uint64_t handle)
 {
-	struct timeq_op *op = ops_add(b, TIMEQ_OP_DELETE);
+	int i;
+	struct timeq_op *op = ops_add(b, TIMEQ_OP_DELETE, &i);
 
 	if (!op)
 		return -ENOSPC;
 	op->handle = handle;
-	return op - b->ops;
+	return i;
 }
 
 int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time)
 {
-	struct timeq_op *op = ops_add(b, TIMEQ_OP_UPDATE);
+	int i;
+	struct timeq_op *op = ops_add(b, TIMEQ_OP_UPDATE, &i);
 
 	if (!op)
 		return -ENOSPC;
 	op->handle = handle;
 	op->time = time;
-	return op - b->ops;
+	return i;
 }
 
 int timeqfd_ops_submit(int fd, struct timeqfd_ops *b)
@@ -193,14 +255,14 @@ int timeqfd_ops_submit(int fd, struct timeqfd_ops *b)
 	batch.size = sizeof(batch);
 	batch.count = b->count;
 	batch.ops = (uintptr_t)b->ops;
-	batch.entry_len = sizeof(*b->ops);
+	batch.entry_len = b->entry_len;
 	ret = sys_result(ioctl(fd, TIMEQ_BATCH, &batch));
 	if (ret < 0 || (uint32_t)ret >= b->count)
 		return ret;
 	/* The kernel wrote no result where it could not (uapi header). */
-	if (!b->ops[ret].result)
-		b->ops[ret].result = -EFAULT;
+	if (!ops_at(b, ret)->result)
+		ops_at(b, ret)->result = -EFAULT;
 	for (i = ret + 1; i < b->count; i++)
-		b->ops[i].result = -ECANCELED;
+		ops_at(b, i)->result = -ECANCELED;
 	return ret;
 }

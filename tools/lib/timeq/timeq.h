@@ -33,13 +33,20 @@ extern "C" {
  * owns every buffer, and two threads may use the library at once, on one
  * file or on several, as the kernel allows.
  *
- * Structures are those of the ABI, of the version this library was built
- * with: the kernel accepts them from a newer and an older version alike
- * (see "Structures" in the ABI), and &struct timeq_stats.filled says how
- * much of the statistics an older kernel filled. The library fills them
- * at its own sizes, so a program must be built against the uapi header
- * of the library it runs with; the soname does not follow the growth of
- * a structure.
+ * Structures are those of the ABI, and the kernel accepts them from a
+ * newer and an older version alike (see "Structures" in the ABI);
+ * &struct timeq_stats.filled says how much of the statistics an older
+ * kernel filled. The library fills the structures it makes at its own
+ * sizes. Those the caller owns (an element, the statistics, the events,
+ * the operations of a batch) go at the caller's: each function that takes
+ * one is an inline function of this header, compiled into the program,
+ * which passes sizeof() of the structure as the program's uapi header
+ * declares it to the library's function of the same name with _sized
+ * added. So a program built against an older or a newer uapi header than
+ * the library's runs with it, and the library never writes past the
+ * program's structures. The sized functions refuse a size below the
+ * structure's first version with -EINVAL, and one above 4096 bytes with
+ * -E2BIG, as the kernel does, before they write anything.
  *
  * The functions are named timeqfd_*, for the file descriptor they act on,
  * as timerfd's are; timeq_* names the module's in-kernel API.
@@ -61,6 +68,35 @@ extern "C" {
 int timeqfd_open(int flags);
 
 /**
+ * timeqfd_configure_manual_sized - timeqfd_configure_manual(), events sized
+ * @fd:		as for timeqfd_configure_manual()
+ * @start:	as for timeqfd_configure_manual()
+ * @horizon:	as for timeqfd_configure_manual()
+ * @max_elements: as for timeqfd_configure_manual()
+ * @event_size:	the size of the events timeqfd_read_sized() will read
+ *		(&struct timeq_configure.event_size)
+ *
+ * Return: as timeqfd_configure_manual().
+ */
+int timeqfd_configure_manual_sized(int fd, uint64_t start, uint64_t horizon,
+				   uint32_t max_elements, size_t event_size);
+
+/**
+ * timeqfd_configure_monotonic_sized - timeqfd_configure_monotonic(), events
+ *	sized
+ * @fd:		as for timeqfd_configure_monotonic()
+ * @granularity: as for timeqfd_configure_monotonic()
+ * @horizon:	as for timeqfd_configure_monotonic()
+ * @max_elements: as for timeqfd_configure_monotonic()
+ * @event_size:	as for timeqfd_configure_manual_sized()
+ *
+ * Return: as timeqfd_configure_manual().
+ */
+int timeqfd_configure_monotonic_sized(int fd, uint64_t granularity,
+				      uint64_t horizon, uint32_t max_elements,
+				      size_t event_size);
+
+/**
  * timeqfd_configure_manual - make a queue whose clock the caller moves
  * @fd:		a queue from timeqfd_open(), not yet configured
  * @start:	the clock's first value, in ticks
@@ -68,14 +104,20 @@ int timeqfd_open(int flags);
  * @max_elements: the cap on queued elements and unread events, or 0 for
  *		the module's default
  *
- * The clock moves with timeqfd_advance() and timeqfd_delete_min().
+ * The clock moves with timeqfd_advance() and timeqfd_delete_min(). Events
+ * have the size of &struct timeq_event in the caller's uapi header.
  *
  * Return: 0, or a negative errno: -EBUSY if @fd is configured already,
  * -EINVAL for a parameter out of range, -EMFILE at the user's limit of
  * files, -ENOMEM.
  */
-int timeqfd_configure_manual(int fd, uint64_t start, uint64_t horizon,
-			     uint32_t max_elements);
+static inline int timeqfd_configure_manual(int fd, uint64_t start,
+					   uint64_t horizon,
+					   uint32_t max_elements)
+{
+	return timeqfd_configure_manual_sized(fd, start, horizon, max_elements,
+					      sizeof(struct timeq_event));
+}
 
 /**
  * timeqfd_configure_monotonic - make a queue that the kernel expires
@@ -86,12 +128,19 @@ int timeqfd_configure_manual(int fd, uint64_t start, uint64_t horizon,
  *
  * A time is in ticks of CLOCK_MONOTONIC: the time in nanoseconds divided
  * by @granularity. Each element becomes an event once its tick has begun,
- * never earlier, for timeqfd_read() to return.
+ * never earlier, for timeqfd_read() to return. Events have the size of
+ * &struct timeq_event in the caller's uapi header.
  *
  * Return: as timeqfd_configure_manual().
  */
-int timeqfd_configure_monotonic(int fd, uint64_t granularity, uint64_t horizon,
-				uint32_t max_elements);
+static inline int timeqfd_configure_monotonic(int fd, uint64_t granularity,
+					      uint64_t horizon,
+					      uint32_t max_elements)
+{
+	return timeqfd_configure_monotonic_sized(fd, granularity, horizon,
+						 max_elements,
+						 sizeof(struct timeq_event));
+}
 
 /**
  * timeqfd_insert - add an element
@@ -127,13 +176,37 @@ int timeqfd_delete(int fd, uint64_t handle);
 int timeqfd_update(int fd, uint64_t handle, uint64_t time);
 
 /**
+ * timeqfd_min_sized - timeqfd_min() into an element of @size bytes
+ * @fd:		a configured queue
+ * @min:	set to the element
+ * @size:	the size of @min
+ *
+ * Return: as timeqfd_min().
+ */
+int timeqfd_min_sized(int fd, struct timeq_element *min, size_t size);
+
+/**
+ * timeqfd_delete_min_sized - timeqfd_delete_min() into an element of
+ *	@size bytes
+ * @fd:		a queue with the manual clock
+ * @min:	set to the element removed
+ * @size:	the size of @min
+ *
+ * Return: as timeqfd_delete_min().
+ */
+int timeqfd_delete_min_sized(int fd, struct timeq_element *min, size_t size);
+
+/**
  * timeqfd_min - the earliest element
  * @fd:		a configured queue
  * @min:	set to the element: its handle, time and cookie
  *
  * Return: 0, or a negative errno: -ENODATA if the queue is empty.
  */
-int timeqfd_min(int fd, struct timeq_element *min);
+static inline int timeqfd_min(int fd, struct timeq_element *min)
+{
+	return timeqfd_min_sized(fd, min, sizeof(*min));
+}
 
 /**
  * timeqfd_delete_min - remove the earliest element, and move the clock to it
@@ -145,7 +218,10 @@ int timeqfd_min(int fd, struct timeq_element *min);
  * Return: 0, or a negative errno: -ENODATA if the queue is empty,
  * -EOPNOTSUPP on the monotonic clock.
  */
-int timeqfd_delete_min(int fd, struct timeq_element *min);
+static inline int timeqfd_delete_min(int fd, struct timeq_element *min)
+{
+	return timeqfd_delete_min_sized(fd, min, sizeof(*min));
+}
 
 /**
  * timeqfd_advance - move the manual clock, expiring what it passes
@@ -159,13 +235,38 @@ int timeqfd_delete_min(int fd, struct timeq_element *min);
 long timeqfd_advance(int fd, uint64_t time);
 
 /**
+ * timeqfd_stats_sized - timeqfd_stats() into statistics of @size bytes
+ * @fd:		a queue, configured or not
+ * @stats:	set to them
+ * @size:	the size of @stats
+ *
+ * Return: as timeqfd_stats().
+ */
+int timeqfd_stats_sized(int fd, struct timeq_stats *stats, size_t size);
+
+/**
  * timeqfd_stats - a queue's figures
  * @fd:		a queue, configured or not
  * @stats:	set to them, with @stats->filled the bytes the kernel wrote
  *
  * Return: 0, or a negative errno.
  */
-int timeqfd_stats(int fd, struct timeq_stats *stats);
+static inline int timeqfd_stats(int fd, struct timeq_stats *stats)
+{
+	return timeqfd_stats_sized(fd, stats, sizeof(*stats));
+}
+
+/**
+ * timeqfd_read_sized - timeqfd_read() of events of @size bytes
+ * @fd:		a queue configured with events of @size bytes
+ * @events:	where to put them, @size bytes apart
+ * @n:		room in @events, in events
+ * @size:	the size of each event
+ *
+ * Return: as timeqfd_read().
+ */
+ssize_t timeqfd_read_sized(int fd, struct timeq_event *events, size_t n,
+			   size_t size);
 
 /**
  * timeqfd_read - take expired elements
@@ -179,13 +280,17 @@ int timeqfd_stats(int fd, struct timeq_stats *stats);
  * Return: how many events were read, at least 1; or a negative errno:
  * -EAGAIN with O_NONBLOCK and none ready, -EINTR if a signal came first.
  */
-ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n);
+static inline ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n)
+{
+	return timeqfd_read_sized(fd, events, n, sizeof(*events));
+}
 
 /**
  * struct timeqfd_ops - a batch of operations being built
  * @ops:	the caller's array of operations
  * @count:	how many are in it
  * @max:	how many it holds
+ * @entry_len:	the size of each, from timeqfd_ops_init()
  *
  * timeqfd_ops_insert(), timeqfd_ops_delete() and timeqfd_ops_update() add to
  * it, timeqfd_ops_submit() applies it in one call. Then each entry of @ops
@@ -196,16 +301,35 @@ struct timeqfd_ops {
 	struct timeq_op	*ops;
 	uint32_t	count;
 	uint32_t	max;
+	uint32_t	entry_len;
 };
+
+/**
+ * timeqfd_ops_init_sized - timeqfd_ops_init() of operations of @size bytes
+ * @b:		the batch
+ * @ops:	an array of @max operations, @size bytes apart
+ * @max:	its length
+ * @size:	the size of each; a multiple of 8
+ *
+ * Return: 0, or -EINVAL (a size below the first version's, or not a
+ * multiple of 8) or -E2BIG (above 4096), leaving @b as it was.
+ */
+int timeqfd_ops_init_sized(struct timeqfd_ops *b, struct timeq_op *ops,
+			   uint32_t max, size_t size);
 
 /**
  * timeqfd_ops_init - start a batch
  * @b:		the batch
  * @ops:	an array of @max operations, the batch's room
  * @max:	its length; the kernel takes at most 4096 a call
+ *
+ * Return: 0.
  */
-void timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops,
-		      uint32_t max);
+static inline int timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops,
+				   uint32_t max)
+{
+	return timeqfd_ops_init_sized(b, ops, max, sizeof(*ops));
+}
 
 /**
  * timeqfd_ops_insert - add an insert to a batch

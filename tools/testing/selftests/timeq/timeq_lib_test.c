@@ -3,11 +3,14 @@
  * Tests of libtimeq (tools/lib/timeq) against the module: each function
  * once on its success path and once on an error, which must come back as
  * a negative errno; a batch built with timeqfd_ops_*() that stops at its
- * failing operation; events read on both clocks, and O_NONBLOCK.
+ * failing operation; events read on both clocks, and O_NONBLOCK; the
+ * structures a caller owns at sizes other than the library's, as from a
+ * program built against an older or a newer uapi header.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,7 +155,149 @@ TEST_F(lib, batch)
 	EXPECT_EQ(0, timeqfd_ops_submit(self->fd, &b));
 	EXPECT_EQ(-EINVAL, ops[0].result);
 	EXPECT_EQ(-EFAULT, timeqfd_ops_submit(self->fd, &(struct timeqfd_ops){
-		.ops = (struct timeq_op *)8, .count = 1, .max = 1 }));
+		.ops = (struct timeq_op *)8, .count = 1, .max = 1,
+		.entry_len = sizeof(struct timeq_op) }));
+}
+
+#define CANARY	0xa5
+
+/* Whether bytes [@from, @to) of @p all hold CANARY. */
+static int canary_kept(const void *p, size_t from, size_t to)
+{
+	const unsigned char *b = p;
+
+	for (; from < to; from++)
+		if (b[from] != CANARY)
+			return 0;
+	return 1;
+}
+
+/* Whether bytes [@from, @to) of @p are all zero. */
+static int zeroed(const void *p, size_t from, size_t to)
+{
+	const unsigned char *b = p;
+
+	for (; from < to; from++)
+		if (b[from])
+			return 0;
+	return 1;
+}
+
+/*
+ * The statistics and an element at their first version's size, and at a
+ * larger one: written up to the size given, not a byte past it. Sizes the
+ * kernel refuses are refused before anything is written.
+ */
+TEST_F(lib, sizes_of_results)
+{
+	union {
+		struct timeq_stats st;
+		struct timeq_element e;
+		unsigned char b[sizeof(struct timeq_stats) + 64];
+	} u;
+	const size_t big = sizeof(struct timeq_element) + 8;
+
+	ASSERT_EQ(0, timeqfd_configure_manual(self->fd, 10, 100, 5));
+	memset(&u, CANARY, sizeof(u));
+	ASSERT_EQ(0,
+		  timeqfd_stats_sized(self->fd, &u.st, TIMEQ_STATS_SIZE_VER0));
+	EXPECT_EQ(TIMEQ_STATS_SIZE_VER0, u.st.size);
+	EXPECT_EQ(10, u.st.now);
+	EXPECT_EQ(100, u.st.horizon);
+	EXPECT_TRUE(canary_kept(&u, TIMEQ_STATS_SIZE_VER0, sizeof(u)));
+	memset(&u, CANARY, sizeof(u));
+	EXPECT_EQ(-EINVAL, timeqfd_stats_sized(self->fd, &u.st,
+					       TIMEQ_STATS_SIZE_VER0 - 8));
+	EXPECT_EQ(-EINVAL, timeqfd_stats_sized(self->fd, &u.st, 0));
+	EXPECT_EQ(-E2BIG, timeqfd_stats_sized(self->fd, &u.st, 4097));
+	EXPECT_TRUE(canary_kept(&u, 0, sizeof(u)));
+
+	ASSERT_EQ(0, timeqfd_insert(self->fd, 20, 200, NULL));
+	memset(&u, CANARY, sizeof(u));
+	ASSERT_EQ(0, timeqfd_min_sized(self->fd, &u.e, big));
+	EXPECT_EQ(big, u.e.size);
+	EXPECT_EQ(20, u.e.time);
+	EXPECT_EQ(200, u.e.cookie);
+	EXPECT_TRUE(zeroed(&u, sizeof(u.e), big));
+	EXPECT_TRUE(canary_kept(&u, big, sizeof(u)));
+	memset(&u, CANARY, sizeof(u));
+	EXPECT_EQ(-EINVAL, timeqfd_min_sized(self->fd, &u.e,
+					     TIMEQ_ELEMENT_SIZE_VER0 - 8));
+	EXPECT_EQ(-EINVAL, timeqfd_delete_min_sized(self->fd, &u.e, 4));
+	EXPECT_TRUE(canary_kept(&u, 0, sizeof(u)));
+	ASSERT_EQ(0, timeqfd_delete_min_sized(self->fd, &u.e,
+					      TIMEQ_ELEMENT_SIZE_VER0));
+	EXPECT_EQ(20, u.e.time);
+	EXPECT_TRUE(canary_kept(&u, TIMEQ_ELEMENT_SIZE_VER0, sizeof(u)));
+}
+
+/*
+ * Events and a batch's operations 8 bytes larger than the library's: read
+ * and built at that stride, each one's extra bytes zero, nothing written
+ * past the last.
+ */
+TEST_F(lib, sizes_of_arrays)
+{
+	enum {
+		N = 3,
+		SIZE = sizeof(struct timeq_event) + 8,
+		OSIZE = sizeof(struct timeq_op) + 8
+	};
+	uint64_t buf[(N + 1) * SIZE / 8], obuf[(N + 1) * OSIZE / 8];
+	struct timeq_op *ops = (struct timeq_op *)obuf;
+	struct timeqfd_ops b, was;
+	const uint32_t code[N] = { TIMEQ_OP_INSERT, TIMEQ_OP_DELETE,
+				   TIMEQ_OP_INSERT };
+	const int32_t result[N] = { 0, -ENOENT, -ECANCELED };
+	struct timeq_event *ev;
+	uint64_t stale;
+	int i;
+
+	ASSERT_EQ(0,
+		  timeqfd_configure_manual_sized(self->fd, 0, 1000, 0, SIZE));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, timeqfd_insert(self->fd, 10 + i, i, NULL));
+	ASSERT_EQ(N, timeqfd_advance(self->fd, 100));
+	memset(buf, CANARY, sizeof(buf));
+	ASSERT_EQ(N, timeqfd_read_sized(self->fd, (struct timeq_event *)buf, N,
+					SIZE));
+	for (i = 0; i < N; i++) {
+		ev = (struct timeq_event *)((char *)buf + i * SIZE);
+		EXPECT_EQ(sizeof(*ev), ev->size);
+		EXPECT_EQ(10 + i, ev->time);
+		EXPECT_EQ(i, ev->cookie);
+		EXPECT_TRUE(zeroed(ev, sizeof(*ev), SIZE));
+	}
+	ev = (struct timeq_event *)buf;
+	stale = ev->handle;
+	EXPECT_TRUE(canary_kept(buf, N * SIZE, sizeof(buf)));
+	EXPECT_EQ(-EINVAL, timeqfd_read_sized(self->fd, (struct timeq_event *)buf,
+					      N, 16));
+
+	memset(&b, 0, sizeof(b));
+	was = b;
+	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, OSIZE - 4));
+	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, 24));
+	EXPECT_EQ(-E2BIG, timeqfd_ops_init_sized(&b, ops, N, 4104));
+	EXPECT_EQ(0, memcmp(&was, &b, sizeof(b)));
+	memset(obuf, CANARY, sizeof(obuf));
+	ASSERT_EQ(0, timeqfd_ops_init_sized(&b, ops, N, OSIZE));
+	EXPECT_EQ(0, timeqfd_ops_insert(&b, 200, 7));
+	/* The first event's element is gone: its handle is stale. */
+	EXPECT_EQ(1, timeqfd_ops_delete(&b, stale));
+	EXPECT_EQ(2, timeqfd_ops_insert(&b, 300, 8));
+	EXPECT_EQ(-ENOSPC, timeqfd_ops_insert(&b, 400, 9));
+	ASSERT_EQ(1, timeqfd_ops_submit(self->fd, &b));
+	for (i = 0; i < N; i++) {
+		struct timeq_op *op =
+			(struct timeq_op *)((char *)obuf + i * OSIZE);
+
+		EXPECT_EQ(code[i], op->op);
+		EXPECT_EQ(result[i], op->result);
+		EXPECT_TRUE(zeroed(op, sizeof(*op), OSIZE));
+	}
+	EXPECT_NE(0, ops->handle);
+	EXPECT_TRUE(canary_kept(obuf, N * OSIZE, sizeof(obuf)));
 }
 
 TEST_F(lib, monotonic)
