@@ -171,14 +171,23 @@ ssize_t timeqfd_read_sized(int fd, struct timeq_event *events, size_t n,
 	return ret < 0 ? -errno : ret / (ssize_t)size;
 }
 
-int timeqfd_ops_init_sized(struct timeqfd_ops *b, struct timeq_op *ops,
-			   uint32_t max, size_t size)
+/* An operation's size, as the kernel takes it: 0 or a negative errno. */
+static int op_size(size_t size)
 {
 	int ret = caller_size(size, TIMEQ_OP_SIZE_VER0);
 
+	return ret ? ret : size % 8 ? -EINVAL : 0;
+}
+
+int timeqfd_ops_init_sized(struct timeqfd_ops *b, struct timeq_op *ops,
+			   uint32_t max, size_t size)
+{
+	int ret = op_size(size);
+
 	if (ret)
 		return ret;
-	if (size % 8)
+	/* An index is returned as an int. */
+	if (max > INT_MAX)
 		return -EINVAL;
 	b->ops = ops;
 	b->count = 0;
@@ -194,54 +203,56 @@ static struct timeq_op *ops_at(const struct timeqfd_ops *b, uint32_t i)
 }
 
 /*
- * The next free operation of @b, zeroed, its code @code, and its index in
- * *@i; or NULL if @b is full.
+ * Add an operation of code @code to @b, zeroed, at *@op: its index, or
+ * -ENOSPC if @b is full, -EINVAL if @b was not set up as
+ * timeqfd_ops_init_sized() sets it up.
  */
-static struct timeq_op *ops_add(struct timeqfd_ops *b, uint32_t code, int *i)
+static int ops_add(struct timeqfd_ops *b, uint32_t code, struct timeq_op **op)
 {
-	struct timeq_op *op;
+	int i;
 
+	if (op_size(b->entry_len) || b->max > INT_MAX)
+		return -EINVAL;
 	if (b->count >= b->max)
-		return NULL;
-	*i = b->count++;
-	op = ops_at(b, *i);
-	memset(op, 0, b->entry_len);
-	op->op = code;
-	return op;
+		return -ENOSPC;
+	i = b->count++;
+	*op = ops_at(b, i);
+	memset(*op, 0, b->entry_len);
+	(*op)->op = code;
+	return i;
 }
 
 int timeqfd_ops_insert(struct timeqfd_ops *b, uint64_t time, uint64_t cookie)
 {
-	int i;
-	struct timeq_op *op = ops_add(b, TIMEQ_OP_INSERT, &i);
+	struct timeq_op *op;
+	int i = ops_add(b, TIMEQ_OP_INSERT, &op);
 
-	if (!op)
-		return -ENOSPC;
-	op->time = time;
-	op->cookie = cookie;
+	if (i >= 0) {
+		op->time = time;
+		op->cookie = cookie;
+	}
 	return i;
 }
 
 int timeqfd_ops_delete(struct timeqfd_ops *b, uint64_t handle)
 {
-	int i;
-	struct timeq_op *op = ops_add(b, TIMEQ_OP_DELETE, &i);
+	struct timeq_op *op;
+	int i = ops_add(b, TIMEQ_OP_DELETE, &op);
 
-	if (!op)
-		return -ENOSPC;
-	op->handle = handle;
+	if (i >= 0)
+		op->handle = handle;
 	return i;
 }
 
 int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time)
 {
-	int i;
-	struct timeq_op *op = ops_add(b, TIMEQ_OP_UPDATE, &i);
+	struct timeq_op *op;
+	int i = ops_add(b, TIMEQ_OP_UPDATE, &op);
 
-	if (!op)
-		return -ENOSPC;
-	op->handle = handle;
-	op->time = time;
+	if (i >= 0) {
+		op->handle = handle;
+		op->time = time;
+	}
 	return i;
 }
 
@@ -249,8 +260,10 @@ int timeqfd_ops_submit(int fd, struct timeqfd_ops *b)
 {
 	struct timeq_batch batch;
 	uint32_t i;
-	int ret;
+	int ret = op_size(b->entry_len);
 
+	if (ret)
+		return ret;
 	memset(&batch, 0, sizeof(batch));
 	batch.size = sizeof(batch);
 	batch.count = b->count;

@@ -45,8 +45,11 @@ extern "C" {
  * added. So a program built against an older or a newer uapi header than
  * the library's runs with it, and the library never writes past the
  * program's structures. The sized functions refuse a size below the
- * structure's first version with -EINVAL, and one above 4096 bytes with
- * -E2BIG, as the kernel does, before they write anything.
+ * structure's first version (0 among them) with -EINVAL, and one above
+ * 4096 bytes with -E2BIG, before they write anything; the kernel judges
+ * the rest. A program that finds the library's functions by name at run
+ * time (dlsym(), other languages' bindings) calls the sized ones: the
+ * inline ones are not in the library.
  *
  * The functions are named timeqfd_*, for the file descriptor they act on,
  * as timerfd's are; timeq_* names the module's in-kernel API.
@@ -105,7 +108,8 @@ int timeqfd_configure_monotonic_sized(int fd, uint64_t granularity,
  *		the module's default
  *
  * The clock moves with timeqfd_advance() and timeqfd_delete_min(). Events
- * have the size of &struct timeq_event in the caller's uapi header.
+ * have the size of &struct timeq_event in the caller's uapi header, the
+ * size timeqfd_read() reads them at.
  *
  * Return: 0, or a negative errno: -EBUSY if @fd is configured already,
  * -EINVAL for a parameter out of range, -EMFILE at the user's limit of
@@ -128,8 +132,8 @@ static inline int timeqfd_configure_manual(int fd, uint64_t start,
  *
  * A time is in ticks of CLOCK_MONOTONIC: the time in nanoseconds divided
  * by @granularity. Each element becomes an event once its tick has begun,
- * never earlier, for timeqfd_read() to return. Events have the size of
- * &struct timeq_event in the caller's uapi header.
+ * never earlier, for timeqfd_read() to return. Events are sized as for
+ * timeqfd_configure_manual().
  *
  * Return: as timeqfd_configure_manual().
  */
@@ -261,7 +265,8 @@ static inline int timeqfd_stats(int fd, struct timeq_stats *stats)
  * @fd:		a queue configured with events of @size bytes
  * @events:	where to put them, @size bytes apart
  * @n:		room in @events, in events
- * @size:	the size of each event
+ * @size:	the size of each event: the one @fd was configured with, or
+ *		the count returned is wrong, which the library cannot tell
  *
  * Return: as timeqfd_read().
  */
@@ -270,8 +275,8 @@ ssize_t timeqfd_read_sized(int fd, struct timeq_event *events, size_t n,
 
 /**
  * timeqfd_read - take expired elements
- * @fd:		a queue configured with events of the size of
- *		&struct timeq_event, as timeqfd_configure_*() configure it
+ * @fd:		a queue configured by timeqfd_configure_manual() or
+ *		timeqfd_configure_monotonic()
  * @events:	where to put them
  * @n:		room in @events, in events; the kernel gives at most 16 a call
  *
@@ -290,8 +295,12 @@ static inline ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n)
  * @ops:	the caller's array of operations
  * @count:	how many are in it
  * @max:	how many it holds
- * @entry_len:	the size of each, from timeqfd_ops_init()
+ * @entry_len:	the size of each: operation i lies i * @entry_len bytes
+ *		from @ops, which is @ops[i] for the size timeqfd_ops_init()
+ *		gives
  *
+ * Set by timeqfd_ops_init() or timeqfd_ops_init_sized(); the calls below
+ * refuse a batch whose @entry_len those would refuse (-EINVAL).
  * timeqfd_ops_insert(), timeqfd_ops_delete() and timeqfd_ops_update() add to
  * it, timeqfd_ops_submit() applies it in one call. Then each entry of @ops
  * holds its operation's result (0 or a negative errno) in .result, and an
@@ -308,11 +317,12 @@ struct timeqfd_ops {
  * timeqfd_ops_init_sized - timeqfd_ops_init() of operations of @size bytes
  * @b:		the batch
  * @ops:	an array of @max operations, @size bytes apart
- * @max:	its length
+ * @max:	its length, at most INT_MAX
  * @size:	the size of each; a multiple of 8
  *
- * Return: 0, or -EINVAL (a size below the first version's, or not a
- * multiple of 8) or -E2BIG (above 4096), leaving @b as it was.
+ * Return: 0, or a negative errno, leaving @b as it was: -EINVAL for a
+ * size not a multiple of 8 or a @max above INT_MAX, and -EINVAL or -E2BIG
+ * for a size out of range, as every sized function.
  */
 int timeqfd_ops_init_sized(struct timeqfd_ops *b, struct timeq_op *ops,
 			   uint32_t max, size_t size);
@@ -337,7 +347,8 @@ static inline int timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops,
  * @time:	the new element's time
  * @cookie:	its cookie
  *
- * Return: the operation's index in @b->ops, or -ENOSPC if it is full.
+ * Return: the operation's index i (&struct timeqfd_ops), or -ENOSPC if
+ * it is full, -EINVAL if @b was not set up by timeqfd_ops_init().
  */
 int timeqfd_ops_insert(struct timeqfd_ops *b, uint64_t time, uint64_t cookie);
 
@@ -346,7 +357,7 @@ int timeqfd_ops_insert(struct timeqfd_ops *b, uint64_t time, uint64_t cookie);
  * @b:		the batch
  * @handle:	the element
  *
- * Return: the operation's index, or -ENOSPC.
+ * Return: as timeqfd_ops_insert().
  */
 int timeqfd_ops_delete(struct timeqfd_ops *b, uint64_t handle);
 
@@ -356,7 +367,7 @@ int timeqfd_ops_delete(struct timeqfd_ops *b, uint64_t handle);
  * @handle:	the element
  * @time:	its new time
  *
- * Return: the operation's index, or -ENOSPC.
+ * Return: as timeqfd_ops_insert().
  */
 int timeqfd_ops_update(struct timeqfd_ops *b, uint64_t handle, uint64_t time);
 

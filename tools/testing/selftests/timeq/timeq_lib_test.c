@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -243,9 +244,10 @@ TEST_F(lib, sizes_of_arrays)
 		SIZE = sizeof(struct timeq_event) + 8,
 		OSIZE = sizeof(struct timeq_op) + 8
 	};
-	uint64_t buf[(N + 1) * SIZE / 8], obuf[(N + 1) * OSIZE / 8];
+	/* malloc()'s memory takes the type it is used as. */
+	char *buf = malloc((N + 1) * SIZE), *obuf = malloc((N + 1) * OSIZE);
 	struct timeq_op *ops = (struct timeq_op *)obuf;
-	struct timeqfd_ops b, was;
+	struct timeqfd_ops b;
 	const uint32_t code[N] = { TIMEQ_OP_INSERT, TIMEQ_OP_DELETE,
 				   TIMEQ_OP_INSERT };
 	const int32_t result[N] = { 0, -ENOENT, -ECANCELED };
@@ -253,16 +255,24 @@ TEST_F(lib, sizes_of_arrays)
 	uint64_t stale;
 	int i;
 
+	ASSERT_TRUE(buf && obuf);
+	/* Refused by the library (0, 4097) and by the kernel (33). */
+	EXPECT_EQ(-EINVAL,
+		  timeqfd_configure_manual_sized(self->fd, 0, 1000, 0, 0));
+	EXPECT_EQ(-E2BIG,
+		  timeqfd_configure_manual_sized(self->fd, 0, 1000, 0, 4097));
+	EXPECT_EQ(-EINVAL,
+		  timeqfd_configure_manual_sized(self->fd, 0, 1000, 0, 33));
 	ASSERT_EQ(0,
 		  timeqfd_configure_manual_sized(self->fd, 0, 1000, 0, SIZE));
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, timeqfd_insert(self->fd, 10 + i, i, NULL));
 	ASSERT_EQ(N, timeqfd_advance(self->fd, 100));
-	memset(buf, CANARY, sizeof(buf));
+	memset(buf, CANARY, (N + 1) * SIZE);
 	ASSERT_EQ(N, timeqfd_read_sized(self->fd, (struct timeq_event *)buf, N,
 					SIZE));
 	for (i = 0; i < N; i++) {
-		ev = (struct timeq_event *)((char *)buf + i * SIZE);
+		ev = (struct timeq_event *)(buf + i * SIZE);
 		EXPECT_EQ(sizeof(*ev), ev->size);
 		EXPECT_EQ(10 + i, ev->time);
 		EXPECT_EQ(i, ev->cookie);
@@ -270,17 +280,21 @@ TEST_F(lib, sizes_of_arrays)
 	}
 	ev = (struct timeq_event *)buf;
 	stale = ev->handle;
-	EXPECT_TRUE(canary_kept(buf, N * SIZE, sizeof(buf)));
+	EXPECT_TRUE(canary_kept(buf, N * SIZE, (N + 1) * SIZE));
 	EXPECT_EQ(-EINVAL, timeqfd_read_sized(self->fd, (struct timeq_event *)buf,
 					      N, 16));
 
-	memset(&b, 0, sizeof(b));
-	was = b;
+	/* A batch made by hand, without its entry_len, is refused. */
+	b = (struct timeqfd_ops){ .ops = ops, .max = N };
+	EXPECT_EQ(-EINVAL, timeqfd_ops_insert(&b, 200, 7));
+	EXPECT_EQ(0, b.count);
+	EXPECT_EQ(-EINVAL, timeqfd_ops_submit(self->fd, &b));
 	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, OSIZE - 4));
 	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, 24));
 	EXPECT_EQ(-E2BIG, timeqfd_ops_init_sized(&b, ops, N, 4104));
-	EXPECT_EQ(0, memcmp(&was, &b, sizeof(b)));
-	memset(obuf, CANARY, sizeof(obuf));
+	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, 1U << 31, OSIZE));
+	EXPECT_EQ(0, b.entry_len);
+	memset(obuf, CANARY, (N + 1) * OSIZE);
 	ASSERT_EQ(0, timeqfd_ops_init_sized(&b, ops, N, OSIZE));
 	EXPECT_EQ(0, timeqfd_ops_insert(&b, 200, 7));
 	/* The first event's element is gone: its handle is stale. */
@@ -289,15 +303,16 @@ TEST_F(lib, sizes_of_arrays)
 	EXPECT_EQ(-ENOSPC, timeqfd_ops_insert(&b, 400, 9));
 	ASSERT_EQ(1, timeqfd_ops_submit(self->fd, &b));
 	for (i = 0; i < N; i++) {
-		struct timeq_op *op =
-			(struct timeq_op *)((char *)obuf + i * OSIZE);
+		struct timeq_op *op = (struct timeq_op *)(obuf + i * OSIZE);
 
 		EXPECT_EQ(code[i], op->op);
 		EXPECT_EQ(result[i], op->result);
 		EXPECT_TRUE(zeroed(op, sizeof(*op), OSIZE));
 	}
 	EXPECT_NE(0, ops->handle);
-	EXPECT_TRUE(canary_kept(obuf, N * OSIZE, sizeof(obuf)));
+	EXPECT_TRUE(canary_kept(obuf, N * OSIZE, (N + 1) * OSIZE));
+	free(obuf);
+	free(buf);
 }
 
 TEST_F(lib, monotonic)
