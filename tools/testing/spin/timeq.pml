@@ -146,18 +146,21 @@
  *		the expiry and stores scopes with -DINLINE_STORE: a fast
  *		process calls timeq_timer_store() first, which reads the
  *		word alone (no PENDING, no owner), whatever PENDING is;
- *		when it answers false, timeq_fast_update(), whose test of
- *		PENDING (a hand-off, joining a request) and guess of the
- *		lane are a step after the store's, then its own store
- *		(tq_timer_store(), which reads PENDING and the owner too),
- *		then the lanes. A time no later than
- *		the word's, which timeq_timer_store() answers true with no
- *		write, is asked once another caller has moved the timer
- *		later: the owner (expiry), the other fast process
- *		(stores); and in stores-inline at once, timer 1's own time
- *		being a third choice there. So in stores-inline the store
- *		is tried while the other process's hand-off holds PENDING,
- *		before and after that marks the word.
+ *		when it answers false, timeq_fast_update(): its test of
+ *		PENDING (a hand-off, joining a request) and its guess of
+ *		the lane, a step after the store's (module/fast.c guesses
+ *		the lane after its own store; the lanes check the guess
+ *		under their locks), then its own store (tq_timer_store(),
+ *		which reads PENDING and the owner too), then the lanes. Its
+ *		test of a timer of another base is not modelled: there is
+ *		one base. A time no later than the word's, which
+ *		timeq_timer_store() answers true with no write, is asked
+ *		once another caller has moved the timer later: the owner
+ *		(expiry), the other fast process (stores); and in
+ *		stores-inline at once, timer 1's own time being a third
+ *		choice there. So in stores-inline the store is tried while
+ *		the other process's hand-off holds PENDING, before and after
+ *		that marks the word.
  *   arming	-DSCOPE_ARMING, a base's queue, the tick the queue's clock
  *		(nothing falls due): the third node far; two fast updates of
  *		timer 1, which may move the minimum earlier and kick; one slow
