@@ -295,9 +295,9 @@ static inline ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n)
  * @ops:	the caller's array of operations
  * @count:	how many are in it
  * @max:	how many it holds
- * @entry_len:	the size of each: operation i lies i * @entry_len bytes
- *		from @ops, which is @ops[i] for the size timeqfd_ops_init()
- *		gives
+ * @entry_len:	the size of each, and the distance from one to the next:
+ *		operation i is element i of @ops where it is the size of
+ *		&struct timeq_op, as timeqfd_ops_init() makes it
  *
  * Set by timeqfd_ops_init() or timeqfd_ops_init_sized(); the calls below
  * refuse a batch whose @entry_len those would refuse (-EINVAL).
