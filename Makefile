@@ -40,7 +40,8 @@
 #   make bench-stall	the longest stall a user can cause through /dev/timeq,
 #			in Debian's stock 6.12 kernel under qemu
 #   make bench-flowtrack	flow time-outs on timeq against conntrack's design
-#			on the same traffic, in Debian's stock 6.12 under qemu
+#			on the same traffic, in Debian's stock 6.12 under qemu;
+#			then the packet path natively, under User-Mode Linux
 #   make htmldocs	Documentation/ in HTML, at build/htmldocs (Sphinx)
 #   make style		checkpatch --strict over module/, include/, kunit/,
 #			tools/lib/, samples/, the kselftests and timeqctl, and

@@ -18,6 +18,9 @@ shift 2
 rm -rf "$out"
 mkdir -p "$out"
 cp -r "$top/Kbuild" "$top/module" "$top/include" "$top/kunit" "$top/samples" "$out/"
+# tools/bench/kernel: the sources of TIMEQ_BENCH=y and TIMEQ_FLOWBENCH=y.
+mkdir -p "$out/tools/bench"
+cp -r "$top/tools/bench/kernel" "$out/tools/bench/"
 # -s leaves only what the tools say; BTF needs a vmlinux that headers lack.
 said=$(make -s -C "$kdir" M="$out" W=1 C=2 "$@" modules 2>&1 |
        grep -v '^Skipping BTF generation' || true)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build timeq.ko, timeq_flowtrack.ko and the test modules of TIMEQ_SMOKE=y
+# Build timeq.ko, timeq_flowtrack.ko, timeq_flowbench.ko (TIMEQ_FLOWBENCH=y)
+# and the test modules of TIMEQ_SMOKE=y
 # and TIMEQ_CLIENT=y (Kbuild says which) against each Debian kernel timeq
 # supports, with W=1 and sparse (C=2):
 # bookworm's stock 6.1, 6.12 and 6.12-rt. Any line the compiler or sparse
@@ -45,9 +46,11 @@ for meta in "${metas[@]}"; do
 		continue
 	fi
 	if said=$("$top/tools/testing/build-module.sh" "$kdir" \
-		  "$top/build/module-$release" TIMEQ_SMOKE=y TIMEQ_CLIENT=y) &&
-	   [ -f "$top/build/module-$release/timeq_flowtrack.ko" ]; then
-		echo "ok $n - timeq.ko, timeq_smoke.ko, timeq_client.ko and timeq_flowtrack.ko build clean at W=1 with sparse against $release"
+		  "$top/build/module-$release" TIMEQ_SMOKE=y TIMEQ_CLIENT=y \
+		  TIMEQ_FLOWBENCH=y) &&
+	   [ -f "$top/build/module-$release/timeq_flowtrack.ko" ] &&
+	   [ -f "$top/build/module-$release/timeq_flowbench.ko" ]; then
+		echo "ok $n - timeq.ko, timeq_smoke.ko, timeq_client.ko, timeq_flowtrack.ko and timeq_flowbench.ko build clean at W=1 with sparse against $release"
 	else
 		printf '%s\n' "$said" | sed 's/^/# /'
 		echo "not ok $n - timeq.ko against $release: warnings or errors"

@@ -15,6 +15,13 @@
 #                               .kunitconfig: no KASAN, no lockdep) built by
 #                               kunit.py build and booted with timeq_bench's
 #                               parameters; prints timeq_bench's lines
+#   uml.sh --flowbench [ARG..]  the same for the flowtrack sample's packet
+#                               path (tools/bench/kernel/flowtrack.kunitconfig:
+#                               timeq, timeq_flowtrack and timeq_flowbench
+#                               built in), booted with the kernel arguments
+#                               given (timeq_flowtrack.mode=gc,
+#                               timeq_flowbench.flows=3000); prints
+#                               timeq_flowbench's lines
 #   uml.sh --build              build the kernel of make kunit, and run
 #                               nothing (make check starts it early, in
 #                               the background: the run waits on the lock)
@@ -30,7 +37,8 @@
 #     Kbuild:   obj-y += timeq/
 # and timeq/ is the overlay, written anew by each run (a file is replaced
 # only when its text changes, so that make rebuilds nothing it need not):
-#     timeq/Kconfig    CONFIG_TIMEQ, _DEBUG, _KUNIT_TEST and _BENCH
+#     timeq/Kconfig    CONFIG_TIMEQ, _DEBUG, _KUNIT_TEST, _BENCH,
+#                      _FLOWTRACK and _FLOWBENCH
 #     timeq/Makefile   includes this clone's Kbuild, the one list of
 #                      timeq's objects, and builds into the kernel what
 #                      Kconfig says (kunit.py's kernels load no module)
@@ -65,6 +73,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--bench) mode=bench; shift; break ;;
+	--flowbench) mode=flowbench; shift; break ;;
 	--tree) mode=tree; shift ;;
 	--build) mode=build; shift ;;
 	--deps) mode=deps; shift ;;
@@ -188,6 +197,20 @@ config TIMEQ_BENCH
 	  carries its own copy of timeq's data structure, whose symbols
 	  would clash with timeq's built in: one or the other.
 
+config TIMEQ_FLOWTRACK
+	tristate "timeq_flowtrack: flow time-outs, the sample"
+	depends on TIMEQ && INET && NETFILTER
+	help
+	  timeq_flowtrack.ko (samples/flowtrack); built in, its
+	  parameters are kernel arguments (timeq_flowtrack.mode=gc).
+
+config TIMEQ_FLOWBENCH
+	tristate "timeq_flowbench: the sample's packet path, timed"
+	depends on TIMEQ_FLOWTRACK
+	help
+	  timeq_flowbench.ko (tools/bench/kernel/flowbench.c), which
+	  runs at init, after the sample's.
+
 endmenu
 EOF
 put "$overlay/Makefile" <<EOF
@@ -198,11 +221,14 @@ put "$overlay/Makefile" <<EOF
 TIMEQ_KUNIT := \$(CONFIG_TIMEQ_KUNIT_TEST)
 TIMEQ_DEBUG := \$(CONFIG_TIMEQ_DEBUG)
 TIMEQ_BENCH := \$(CONFIG_TIMEQ_BENCH)
+TIMEQ_FLOWBENCH := \$(CONFIG_TIMEQ_FLOWBENCH)
 include $top/Kbuild
 obj-m :=
 obj-\$(CONFIG_TIMEQ) += timeq.o
 obj-\$(CONFIG_TIMEQ_KUNIT_TEST) += timeq_test.o
 obj-\$(CONFIG_TIMEQ_BENCH) += timeq_bench.o
+obj-\$(CONFIG_TIMEQ_FLOWTRACK) += timeq_flowtrack.o
+obj-\$(CONFIG_TIMEQ_FLOWBENCH) += timeq_flowbench.o
 EOF
 relinked=0
 for d in module include kunit tools samples; do
@@ -225,25 +251,41 @@ fi
 
 kunit=(python3 "$src/tools/testing/kunit/kunit.py")
 
-if [ $mode = bench ]; then
-	build=$base/build-bench
+# boot_bench NAME KUNITCONFIG BUILD ARG..: build BUILD from KUNITCONFIG,
+# boot it with the kernel arguments ARG.., and print the lines of module
+# NAME without its prefix; fail unless it said "done".
+boot_bench() {
+	local name=$1 config=$2 build=$3 start
+	shift 3
+
 	start=$(date +%s)
 	"${kunit[@]}" build --arch=um --build_dir="$build" --jobs="$JOBS" \
-		--kunitconfig="$top/tools/bench/kernel/.kunitconfig" >&2 ||
-		die "the bench kernel did not build ($build)"
-	log "bench kernel ready in $(($(date +%s) - start)) s"
+		--kunitconfig="$config" >&2 ||
+		die "the kernel of $name did not build ($build)"
+	log "the kernel of $name ready in $(($(date +%s) - start)) s"
 	# As kunit.py boots its kernel; no suite is built in, so KUnit only
 	# halts the kernel once every initcall, the benchmark's too, is done.
+	timeout "$TIMEOUT" "$build/linux" mem=1G console=tty kunit_shutdown=halt \
+		"$@" </dev/null >"$build/bench.log" 2>&1 || true
+	sed -n "s/\r\$//; s/^\(\[ *[0-9.]*\] \)\{0,1\}$name: //p" \
+		"$build/bench.log"
+	grep -q "$name: done" "$build/bench.log" ||
+		die "$name did not finish ($build/bench.log)"
+}
+
+if [ $mode = bench ]; then
 	params=()
 	for p in "$@"; do
 		params+=("timeq_bench.$p")
 	done
-	timeout "$TIMEOUT" "$build/linux" mem=1G console=tty kunit_shutdown=halt \
-		"${params[@]}" </dev/null >"$build/bench.log" 2>&1 || true
-	sed -n 's/\r$//; s/^\(\[ *[0-9.]*\] \)\{0,1\}timeq_bench: //p' \
-		"$build/bench.log"
-	grep -q 'timeq_bench: done' "$build/bench.log" ||
-		die "the benchmark did not finish ($build/bench.log)"
+	boot_bench timeq_bench "$top/tools/bench/kernel/.kunitconfig" \
+		"$base/build-bench" "${params[@]}"
+	exit 0
+fi
+if [ $mode = flowbench ]; then
+	boot_bench timeq_flowbench \
+		"$top/tools/bench/kernel/flowtrack.kunitconfig" \
+		"$base/build-flowbench" "$@"
 	exit 0
 fi
 
