@@ -202,16 +202,21 @@ static struct timeq_op *ops_at(const struct timeqfd_ops *b, uint32_t i)
 	return (struct timeq_op *)((char *)b->ops + (size_t)i * b->entry_len);
 }
 
+/* Whether @b's entry_len and max are ones timeqfd_ops_init_sized() takes. */
+static int ops_ok(const struct timeqfd_ops *b)
+{
+	return !op_size(b->entry_len) && b->max <= INT_MAX;
+}
+
 /*
  * Add an operation of code @code to @b, zeroed, at *@op: its index, or
- * -ENOSPC if @b is full, -EINVAL if @b was not set up as
- * timeqfd_ops_init_sized() sets it up.
+ * -ENOSPC if @b is full, -EINVAL if ops_ok() refuses @b.
  */
 static int ops_add(struct timeqfd_ops *b, uint32_t code, struct timeq_op **op)
 {
 	int i;
 
-	if (op_size(b->entry_len) || b->max > INT_MAX)
+	if (!ops_ok(b))
 		return -EINVAL;
 	if (b->count >= b->max)
 		return -ENOSPC;
@@ -260,10 +265,10 @@ int timeqfd_ops_submit(int fd, struct timeqfd_ops *b)
 {
 	struct timeq_batch batch;
 	uint32_t i;
-	int ret = op_size(b->entry_len);
+	int ret;
 
-	if (ret)
-		return ret;
+	if (!ops_ok(b))
+		return -EINVAL;
 	memset(&batch, 0, sizeof(batch));
 	batch.size = sizeof(batch);
 	batch.count = b->count;

@@ -47,9 +47,10 @@ extern "C" {
  * program's structures. The sized functions refuse a size below the
  * structure's first version (0 among them) with -EINVAL, and one above
  * 4096 bytes with -E2BIG, before they write anything; the kernel judges
- * the rest. A program that finds the library's functions by name at run
- * time (dlsym(), other languages' bindings) calls the sized ones: the
- * inline ones are not in the library.
+ * the rest, but for what timeqfd_ops_init_sized() says it refuses. A
+ * program that finds the library's functions by name at run time
+ * (dlsym(), other languages' bindings) calls the sized ones: the inline
+ * ones are not in the library.
  *
  * The functions are named timeqfd_*, for the file descriptor they act on,
  * as timerfd's are; timeq_* names the module's in-kernel API.
@@ -300,7 +301,8 @@ static inline ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n)
  *		&struct timeq_op, as timeqfd_ops_init() makes it
  *
  * Set by timeqfd_ops_init() or timeqfd_ops_init_sized(); the calls below
- * refuse a batch whose @entry_len those would refuse (-EINVAL).
+ * refuse with -EINVAL a batch whose @entry_len or @max
+ * timeqfd_ops_init_sized() would refuse.
  * timeqfd_ops_insert(), timeqfd_ops_delete() and timeqfd_ops_update() add to
  * it, timeqfd_ops_submit() applies it in one call. Then each entry of @ops
  * holds its operation's result (0 or a negative errno) in .result, and an
@@ -333,7 +335,7 @@ int timeqfd_ops_init_sized(struct timeqfd_ops *b, struct timeq_op *ops,
  * @ops:	an array of @max operations, the batch's room
  * @max:	its length; the kernel takes at most 4096 a call
  *
- * Return: 0.
+ * Return: 0, or -EINVAL for a @max above INT_MAX, leaving @b as it was.
  */
 static inline int timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops,
 				   uint32_t max)
@@ -348,7 +350,7 @@ static inline int timeqfd_ops_init(struct timeqfd_ops *b, struct timeq_op *ops,
  * @cookie:	its cookie
  *
  * Return: the operation's index i (&struct timeqfd_ops), or -ENOSPC if
- * it is full, -EINVAL if @b was not set up by timeqfd_ops_init().
+ * it is full, -EINVAL for a batch refused (&struct timeqfd_ops).
  */
 int timeqfd_ops_insert(struct timeqfd_ops *b, uint64_t time, uint64_t cookie);
 

@@ -288,7 +288,8 @@ TEST_F(lib, sizes_of_arrays)
 	b = (struct timeqfd_ops){ .ops = ops, .max = N };
 	EXPECT_EQ(-EINVAL, timeqfd_ops_insert(&b, 200, 7));
 	EXPECT_EQ(0, b.count);
-	EXPECT_EQ(-EINVAL, timeqfd_ops_submit(self->fd, &b));
+	/* The library refuses it: the kernel would say EBADF of fd -1. */
+	EXPECT_EQ(-EINVAL, timeqfd_ops_submit(-1, &b));
 	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, OSIZE - 4));
 	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, 24));
 	EXPECT_EQ(-E2BIG, timeqfd_ops_init_sized(&b, ops, N, 4104));
