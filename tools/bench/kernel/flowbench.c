@@ -12,11 +12,12 @@
  *    10.77.0.1:9000, which the sample creates;
  *  - then @rounds rounds of one packet of every flow, in an order
  *    shuffled anew each round (the same in both modes for one @seed),
- *    after a sleep of @gap_ms: with a gap of at least one of the
- *    sample's ticks, each packet's deadline lies a tick later than the
- *    last one's, so every refresh moves the timer's word (mode timeq) or
- *    the flow's last time (mode gc), as in the traffic of make
- *    bench-flowtrack, where a flow's packets come 250 to 750 ms apart.
+ *    after a sleep of @gap_ms, a jiffy at least: longer than the
+ *    sample's tick, so each packet's deadline lies in a later tick than
+ *    the last one's of its flow, and every refresh moves the timer's
+ *    word (mode timeq) or the flow's last time (mode gc), as in the
+ *    traffic of make bench-flowtrack, where a flow's packets come 250 to
+ *    750 ms apart.
  *
  * The packets of a round are made first; then the round is timed whole
  * with ktime_get_ns(), from the first packet's nf_hook() to the last
@@ -25,16 +26,21 @@
  * so that the sample's own figures of time mean nothing there. It
  * prints, as "timeq_flowbench: " lines,
  *
- *	hooks FLOWS ROUNDS MEDIAN MEAN
+ *	hooks FLOWS ROUNDS MEDIAN MEAN MS
  *		nanoseconds a packet of the rounds spends in the hooks
  *		(netfilter's and the sample's, with the disabling and
  *		enabling of bottom halves), in tenths: the median over the
- *		rounds of a round's mean, and the mean over all of them
+ *		rounds of a round's mean, and the mean over all of them;
+ *		and the milliseconds from the first packet to the last
  *	done
  *
  * It cannot read the sample's counters (debugfs files give the kernel no
- * read_iter), so the caller gives the sample a cap above @flows: then a
- * packet finds no other path than a flow's creation or its refresh.
+ * read_iter). So the caller gives the sample a cap above @flows and a
+ * time-out longer than MS, and checks the sample's line of its
+ * parameters: then a packet finds no other path than a flow's creation
+ * or its refresh, and no flow expires meanwhile. It fails with -ENODEV
+ * if no hook is registered at PRE_ROUTING (the sample refused its
+ * parameters).
  * A benchmark: it prints figures and judges nothing.
  */
 #include <linux/bits.h>
@@ -48,6 +54,7 @@
 #include <linux/moduleparam.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
+#include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -64,7 +71,7 @@ MODULE_PARM_DESC(rounds, "rounds of a packet of every flow (1 to 1000)");
 
 static unsigned int gap_ms = 2;
 module_param(gap_ms, uint, 0444);
-MODULE_PARM_DESC(gap_ms, "the sleep before each round, in ms (at least one of the sample's ticks)");
+MODULE_PARM_DESC(gap_ms, "the sleep before each round, in ms (1 to 1000)");
 
 static unsigned int seed = 7;
 module_param(seed, uint, 0444);
@@ -72,6 +79,7 @@ MODULE_PARM_DESC(seed, "the seed of the rounds' orders");
 
 #define FB_FLOWS_MAX	BIT(20)
 #define FB_ROUNDS_MAX	1000U
+#define FB_GAP_MAX	1000U
 
 /* What nf_hook() calls for a packet a queue's verdict lets through: none here. */
 static int fb_okfn(struct net *net, struct sock *sk, struct sk_buff *skb)
@@ -128,8 +136,9 @@ static u64 fb_round(struct sk_buff **skbs, u32 n)
 		local_bh_enable();
 	}
 	t = ktime_get_ns() - t0;
+	/* Let through, not dropped: consumed. */
 	for (i = 0; i < n; i++)
-		kfree_skb(skbs[i]);
+		consume_skb(skbs[i]);
 	return t;
 }
 
@@ -182,12 +191,17 @@ static int __init fb_init(void)
 {
 	u32 *order, state = seed ?: 1, r, i;
 	struct sk_buff **skbs;
-	u64 *ns, sum = 0;
+	u64 *ns, sum = 0, t0;
 	int ret;
 
-	if (!flows || flows > FB_FLOWS_MAX || !rounds || rounds > FB_ROUNDS_MAX) {
-		pr_err("flows 1 to 2^20, rounds 1 to 1000\n");
+	if (!flows || flows > FB_FLOWS_MAX || !rounds ||
+	    rounds > FB_ROUNDS_MAX || !gap_ms || gap_ms > FB_GAP_MAX) {
+		pr_err("flows 1 to 2^20, rounds 1 to 1000, gap_ms 1 to 1000\n");
 		return -EINVAL;
+	}
+	if (!rcu_access_pointer(init_net.nf.hooks_ipv4[NF_INET_PRE_ROUTING])) {
+		pr_err("no hook at PRE_ROUTING: is timeq_flowtrack there?\n");
+		return -ENODEV;
 	}
 	order = kvmalloc_array(flows, sizeof(*order), GFP_KERNEL);
 	skbs = kvmalloc_array(flows, sizeof(*skbs), GFP_KERNEL);
@@ -202,6 +216,7 @@ static int __init fb_init(void)
 	ret = fb_packets(skbs, order, flows);
 	if (ret)
 		goto out;
+	t0 = ktime_get_ns();
 	fb_round(skbs, flows);
 	for (r = 0; r < rounds; r++) {
 		msleep(gap_ms);
@@ -213,10 +228,13 @@ static int __init fb_init(void)
 		sum += ns[r];
 		cond_resched();
 	}
+	t0 = ktime_get_ns() - t0;
 	sort(ns, rounds, sizeof(*ns), fb_cmp, NULL);
-	pr_info("hooks %u %u %llu %llu\n", flows, rounds,
-		div64_u64(ns[rounds / 2] * 10, flows),
-		div64_u64(sum * 10, (u64)flows * rounds));
+	/* The median: with an even count, the mean of the middle two. */
+	pr_info("hooks %u %u %llu %llu %llu\n", flows, rounds,
+		div64_u64((ns[(rounds - 1) / 2] + ns[rounds / 2]) * 5, flows),
+		div64_u64(sum * 10, (u64)flows * rounds),
+		div64_u64(t0, NSEC_PER_MSEC));
 out:
 	kvfree(ns);
 	kvfree(skbs);

@@ -28,17 +28,22 @@
 # (tools/testing/kunit/uml.sh --flowbench), where the kernel's code runs
 # as the host's own instructions. timeq_flowbench, built in with the
 # sample, sends one packet of each of UML_FLOWS flows, then rounds of a
-# packet of every flow, each packet a tick after its flow's last, and
-# times the rounds in the hooks (tools/bench/kernel/flowbench.c); the
-# sample's cap is set above the flows. For each number of flows, ROUNDS
-# boots of each mode, alternating; it prints the nanoseconds a packet
-# spends in the hooks, the median over a boot's rounds of a round's mean
-# and the mean over them, each the median over the boots, and timeq/gc.
+# packet of every flow, each in a later tick than its flow's last, and
+# times the rounds in the hooks (tools/bench/kernel/flowbench.c). The
+# sample runs with a cap above the flows and a time-out of a minute, so
+# that no packet is refused and no flow expires meanwhile, which is
+# checked; its collector's pass and timeq's expiries are not in the
+# figures. For each number of flows, ROUNDS boots of each mode,
+# alternating; it prints the nanoseconds a packet spends in the hooks,
+# the median over a boot's rounds of a round's mean and the mean over
+# them, each the median over the boots, and the median of the boots' own
+# timeq/gc.
 #
 # Environment: FLOWS (3000), FILL (75 s over which flows start),
 # MEASURE_FROM (65), TIMEOUT_MS (5000), ROUNDS (1); UML_FLOWS (3000
 # 100000), BENCH_VM=0 skips the qemu part, BENCH_UML=0 the native one.
-# About seven minutes a round under qemu, a minute natively. Logs in
+# About seven minutes a round under qemu, a minute natively, after the
+# User-Mode Linux kernel's first build (some minutes). Logs in
 # build/flowtrack-bench/.
 set -euo pipefail
 
@@ -50,6 +55,7 @@ flows=${FLOWS:-3000} fill=${FILL:-75} from=${MEASURE_FROM:-65}
 timeout_ms=${TIMEOUT_MS:-5000} rounds=${ROUNDS:-1}
 uml_flows=${UML_FLOWS:-3000 100000}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: ROUNDS is a count from 1" >&2; exit 2; }
+[ -n "${uml_flows// /}" ] || { echo "bench.sh: UML_FLOWS names no count" >&2; exit 2; }
 for n in $uml_flows; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] && [ "$n" -le 1048576 ] ||
 		{ echo "bench.sh: UML_FLOWS are counts from 1 to 2^20" >&2; exit 2; }
@@ -66,9 +72,13 @@ function median(a, n,    i, j, t) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }'
 
+# The native part's time-out: no flow expires while a boot's rounds run
+# (the driver prints how long they took, checked below against it).
+uml_timeout_ms=60000
+
 # The native part, after the qemu one (or alone with BENCH_VM=0).
 native_part() {
-	local n m k line res=$out/uml-results
+	local n m k said line res=$out/uml-results
 
 	[ "${BENCH_UML:-1}" = 0 ] && return 0
 	: >"$res"
@@ -76,26 +86,39 @@ native_part() {
 		for ((k = 0; k < rounds; k++)); do
 			for m in timeq gc; do
 				# The cap above the flows, so that none is refused.
-				line=$("$top/tools/testing/kunit/uml.sh" --flowbench \
+				said=$("$top/tools/testing/kunit/uml.sh" --flowbench \
 					timeq_flowtrack.mode=$m \
-					timeq_flowtrack.timeout_ms=$timeout_ms \
+					timeq_flowtrack.timeout_ms=$uml_timeout_ms \
 					timeq_flowtrack.max_flows=$((n + 1)) \
 					timeq_flowbench.flows=$n timeq_flowbench.seed=7 \
-					2>>"$out/uml.log" | tee -a "$out/uml.log" |
-					grep '^hooks ') ||
+					2>>"$out/uml.log") ||
 					{ echo "bench.sh: the native run failed (see $out/uml.log)" >&2; return 1; }
+				printf '%s\n' "$said" >>"$out/uml.log"
+				# The sample took the parameters given.
+				grep -qx "mode $m, time-out $uml_timeout_ms ms, tick [0-9]* us, at most $((n + 1)) flows" <<<"$said" ||
+					{ echo "bench.sh: the sample did not run as mode=$m with $((n + 1)) flows at most (see $out/uml.log)" >&2; return 1; }
+				line=$(grep '^hooks ' <<<"$said") ||
+					{ echo "bench.sh: the native run printed no figures (see $out/uml.log)" >&2; return 1; }
 				echo "$m $line" >>"$res"
 			done
 		done
 	done
 	echo
 	echo "bench-flowtrack natively: the sample's packet path in a User-Mode Linux kernel of the same 6.12 source (the host's instructions; one CPU), $rounds boot(s) of each mode per row"
-	awk -v rounds="$rounds" "$awk_median"'
-	# MODE hooks FLOWS ROUNDS MEDIAN MEAN, the last two in tenths of ns
+	awk -v rounds="$rounds" -v timeout="$uml_timeout_ms" "$awk_median"'
+	function ratio(a, b) {
+		return b > 0 ? a / b : 0
+	}
+	# MODE hooks FLOWS ROUNDS MEDIAN MEAN MS, MEDIAN and MEAN in tenths
+	# of ns
 	{
 		want = NR % 2 ? "timeq" : "gc"
-		if ($1 != want || NF != 6) {
+		if ($1 != want || NF != 7) {
 			printf "bench-flowtrack: a native run out of turn: %s\n", $0
+			bad = 1
+		}
+		if ($7 >= timeout) {
+			printf "bench-flowtrack: a native run took %d ms, not under the time-out (%d ms): %s\n", $7, timeout, $0
 			bad = 1
 		}
 		k = int((NR - 1) / 2)
@@ -111,9 +134,9 @@ native_part() {
 		for (i = 0; i < NR / 2; i += rounds) {
 			for (j = 0; j < rounds; j++) {
 				a[j + 1] = p50[i + j, "timeq"]; b[j + 1] = p50[i + j, "gc"]
-				c[j + 1] = p50[i + j, "timeq"] / p50[i + j, "gc"]
+				c[j + 1] = ratio(p50[i + j, "timeq"], p50[i + j, "gc"])
 				d[j + 1] = mean[i + j, "timeq"]; e[j + 1] = mean[i + j, "gc"]
-				f[j + 1] = mean[i + j, "timeq"] / mean[i + j, "gc"]
+				f[j + 1] = ratio(mean[i + j, "timeq"], mean[i + j, "gc"])
 			}
 			printf "%-10d %9.1f ns %9.1f ns %10.2f %9.1f ns %9.1f ns %10.2f\n", n[i], median(a, rounds), median(b, rounds), median(c, rounds), median(d, rounds), median(e, rounds), median(f, rounds)
 		}

@@ -21,7 +21,7 @@
 #                               built in), booted with the kernel arguments
 #                               given (timeq_flowtrack.mode=gc,
 #                               timeq_flowbench.flows=3000); prints
-#                               timeq_flowbench's lines
+#                               timeq_flowbench's lines and the sample's
 #   uml.sh --build              build the kernel of make kunit, and run
 #                               nothing (make check starts it early, in
 #                               the background: the run waits on the lock)
@@ -49,9 +49,10 @@
 #                      kernel's `make -C tools/testing/selftests
 #                      TARGETS=timeq` builds them (make selftests)
 # Nothing is copied: make compiles this clone's files where they are. The
-# builds (O=) are uml-<key>/build-kunit and build-bench; when the overlay
-# points at another clone than the last run's, the timeq objects of both
-# are removed, so that no file of the other clone is taken as up to date.
+# builds (O=) are uml-<key>/build-kunit, build-bench and build-flowbench;
+# when the overlay points at another clone than the last run's, the timeq
+# objects of each are removed, so that no file of the other clone is
+# taken as up to date.
 # A lock (flock) serialises runs that share the cache.
 #
 # Environment: TIMEQ_CACHE, TIMEQ_JOBS (make -j, default nproc + 1),
@@ -251,12 +252,13 @@ fi
 
 kunit=(python3 "$src/tools/testing/kunit/kunit.py")
 
-# boot_bench NAME KUNITCONFIG BUILD ARG..: build BUILD from KUNITCONFIG,
-# boot it with the kernel arguments ARG.., and print the lines of module
-# NAME without its prefix; fail unless it said "done".
+# boot_bench NAME KUNITCONFIG BUILD SHOWN ARG..: build BUILD from
+# KUNITCONFIG, boot it with the kernel arguments ARG.., and print the
+# lines of the modules SHOWN (a sed alternation: NAME, or NAME\|OTHER)
+# without their prefix; fail unless NAME said "done".
 boot_bench() {
-	local name=$1 config=$2 build=$3 start
-	shift 3
+	local name=$1 config=$2 build=$3 shown=$4 start
+	shift 4
 
 	start=$(date +%s)
 	"${kunit[@]}" build --arch=um --build_dir="$build" --jobs="$JOBS" \
@@ -267,7 +269,7 @@ boot_bench() {
 	# halts the kernel once every initcall, the benchmark's too, is done.
 	timeout "$TIMEOUT" "$build/linux" mem=1G console=tty kunit_shutdown=halt \
 		"$@" </dev/null >"$build/bench.log" 2>&1 || true
-	sed -n "s/\r\$//; s/^\(\[ *[0-9.]*\] \)\{0,1\}$name: //p" \
+	sed -n "s/\r\$//; s/^\(\[ *[0-9.]*\] \)\{0,1\}\($shown\): //p" \
 		"$build/bench.log"
 	grep -q "$name: done" "$build/bench.log" ||
 		die "$name did not finish ($build/bench.log)"
@@ -279,13 +281,13 @@ if [ $mode = bench ]; then
 		params+=("timeq_bench.$p")
 	done
 	boot_bench timeq_bench "$top/tools/bench/kernel/.kunitconfig" \
-		"$base/build-bench" "${params[@]}"
+		"$base/build-bench" timeq_bench "${params[@]}"
 	exit 0
 fi
 if [ $mode = flowbench ]; then
 	boot_bench timeq_flowbench \
 		"$top/tools/bench/kernel/flowtrack.kunitconfig" \
-		"$base/build-flowbench" "$@"
+		"$base/build-flowbench" 'timeq_flowbench\|timeq_flowtrack' "$@"
 	exit 0
 fi
 
