@@ -29,8 +29,6 @@
 #include <linux/bottom_half.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
-#include <linux/in.h>
-#include <linux/ip.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -39,8 +37,9 @@
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
-#include <linux/udp.h>
 #include <net/net_namespace.h>
+
+#include "flowtrack_packet.h"
 
 static bool fill;
 module_param(fill, bool, 0444);
@@ -118,34 +117,6 @@ static int aid_okfn(struct net *net, struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
-/* An IPv4 UDP packet from @net16.@n to 10.77.0.1:9000, or NULL. */
-static struct sk_buff *aid_packet(u8 net16, u32 n)
-{
-	struct sk_buff *skb = alloc_skb(sizeof(struct iphdr) +
-					sizeof(struct udphdr), GFP_KERNEL);
-	struct udphdr *uh;
-	struct iphdr *iph;
-
-	if (!skb)
-		return NULL;
-	skb_reset_network_header(skb);
-	iph = skb_put_zero(skb, sizeof(*iph));
-	iph->version = 4;
-	iph->ihl = sizeof(*iph) / 4;
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_UDP;
-	iph->tot_len = htons(sizeof(*iph) + sizeof(*uh));
-	iph->saddr = htonl(10 << 24 | net16 << 16 | (n & 0xffff));
-	iph->daddr = htonl(10 << 24 | 77 << 16 | 1);
-	skb_set_transport_header(skb, sizeof(*iph));
-	uh = skb_put_zero(skb, sizeof(*uh));
-	uh->source = htons(1024 + (n >> 16));
-	uh->dest = htons(9000);
-	uh->len = htons(sizeof(*uh));
-	skb->protocol = htons(ETH_P_IP);
-	return skb;
-}
-
 /* Run the PRE_ROUTING hooks on @skb, as the context the caller is in. */
 static void aid_pre_routing(struct sk_buff *skb)
 {
@@ -165,7 +136,7 @@ static int aid_flood_fn(void *unused)
 
 	while (!kthread_should_stop()) {
 		if (!skb)
-			skb = aid_packet(79, n++);
+			skb = flowtrack_packet(79, n++);
 		/* Racy, and only a shortcut: nf_hook() reads it again. */
 		if (!skb ||
 		    !rcu_access_pointer(init_net.nf.hooks_ipv4[NF_INET_PRE_ROUTING])) {
@@ -199,7 +170,7 @@ static int aid_inject(void)
 	unsigned int i;
 
 	for (i = 0; i < inject; i++) {
-		skb = aid_packet(78, i);
+		skb = flowtrack_packet(78, i);
 		if (!skb)
 			return -ENOMEM;
 		aid_pre_routing(skb);

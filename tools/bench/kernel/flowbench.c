@@ -46,8 +46,6 @@
 #include <linux/bits.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
-#include <linux/in.h>
-#include <linux/ip.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
@@ -58,8 +56,9 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/udp.h>
 #include <net/net_namespace.h>
+
+#include "../../../kunit/flowtrack_packet.h"
 
 static unsigned int flows = 3000;
 module_param(flows, uint, 0444);
@@ -86,34 +85,6 @@ static int fb_okfn(struct net *net, struct sock *sk, struct sk_buff *skb)
 {
 	consume_skb(skb);
 	return 0;
-}
-
-/* A packet of flow @i: from 10.80.0.0 + @i, port 1024 + @i / 2^16. */
-static struct sk_buff *fb_packet(u32 i)
-{
-	struct sk_buff *skb = alloc_skb(sizeof(struct iphdr) +
-					sizeof(struct udphdr), GFP_KERNEL);
-	struct udphdr *uh;
-	struct iphdr *iph;
-
-	if (!skb)
-		return NULL;
-	skb_reset_network_header(skb);
-	iph = skb_put_zero(skb, sizeof(*iph));
-	iph->version = 4;
-	iph->ihl = sizeof(*iph) / 4;
-	iph->ttl = 64;
-	iph->protocol = IPPROTO_UDP;
-	iph->tot_len = htons(sizeof(*iph) + sizeof(*uh));
-	iph->saddr = htonl(10 << 24 | 80 << 16 | (i & 0xffff));
-	iph->daddr = htonl(10 << 24 | 77 << 16 | 1);
-	skb_set_transport_header(skb, sizeof(*iph));
-	uh = skb_put_zero(skb, sizeof(*uh));
-	uh->source = htons(1024 + (i >> 16));
-	uh->dest = htons(9000);
-	uh->len = htons(sizeof(*uh));
-	skb->protocol = htons(ETH_P_IP);
-	return skb;
 }
 
 /*
@@ -148,7 +119,7 @@ static int fb_packets(struct sk_buff **skbs, const u32 *order, u32 n)
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		skbs[i] = fb_packet(order[i]);
+		skbs[i] = flowtrack_packet(80, order[i]);
 		if (!skbs[i]) {
 			while (i--)
 				kfree_skb(skbs[i]);
