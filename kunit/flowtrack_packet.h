@@ -7,6 +7,7 @@
 #ifndef _TIMEQ_FLOWTRACK_PACKET_H
 #define _TIMEQ_FLOWTRACK_PACKET_H
 
+#include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/skbuff.h>

@@ -31,7 +31,8 @@
  *		(netfilter's and the sample's, with the disabling and
  *		enabling of bottom halves), in tenths: the median over the
  *		rounds of a round's mean, and the mean over all of them;
- *		and the milliseconds from the first packet to the last
+ *		and the milliseconds from the first packet to the end of the
+ *		rounds, their sleeps and the making of their packets included
  *	done
  *
  * It cannot read the sample's counters (debugfs files give the kernel no
@@ -162,7 +163,7 @@ static int __init fb_init(void)
 {
 	u32 *order, state = seed ?: 1, r, i;
 	struct sk_buff **skbs;
-	u64 *ns, sum = 0, t0;
+	u64 *ns, sum = 0, start;
 	int ret;
 
 	if (!flows || flows > FB_FLOWS_MAX || !rounds ||
@@ -187,7 +188,7 @@ static int __init fb_init(void)
 	ret = fb_packets(skbs, order, flows);
 	if (ret)
 		goto out;
-	t0 = ktime_get_ns();
+	start = ktime_get_ns();
 	fb_round(skbs, flows);
 	for (r = 0; r < rounds; r++) {
 		msleep(gap_ms);
@@ -199,13 +200,12 @@ static int __init fb_init(void)
 		sum += ns[r];
 		cond_resched();
 	}
-	t0 = ktime_get_ns() - t0;
 	sort(ns, rounds, sizeof(*ns), fb_cmp, NULL);
 	/* The median: with an even count, the mean of the middle two. */
 	pr_info("hooks %u %u %llu %llu %llu\n", flows, rounds,
 		div64_u64((ns[(rounds - 1) / 2] + ns[rounds / 2]) * 5, flows),
 		div64_u64(sum * 10, (u64)flows * rounds),
-		div64_u64(t0, NSEC_PER_MSEC));
+		div64_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
 out:
 	kvfree(ns);
 	kvfree(skbs);

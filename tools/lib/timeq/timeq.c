@@ -202,10 +202,14 @@ static struct timeq_op *ops_at(const struct timeqfd_ops *b, uint32_t i)
 	return (struct timeq_op *)((char *)b->ops + (size_t)i * b->entry_len);
 }
 
-/* Whether @b's entry_len and max are ones timeqfd_ops_init_sized() takes. */
+/*
+ * Whether @b's entry_len and max are ones timeqfd_ops_init_sized() takes,
+ * and its count within its max.
+ */
 static int ops_ok(const struct timeqfd_ops *b)
 {
-	return !op_size(b->entry_len) && b->max <= INT_MAX;
+	return !op_size(b->entry_len) && b->max <= INT_MAX &&
+	       b->count <= b->max;
 }
 
 /*

@@ -47,7 +47,7 @@ extern "C" {
  * program's structures. The sized functions refuse a size below the
  * structure's first version (0 among them) with -EINVAL, and one above
  * 4096 bytes with -E2BIG, before they write anything; the kernel judges
- * the rest, but for what timeqfd_ops_init_sized() says it refuses. A
+ * the rest, except what timeqfd_ops_init_sized() says it refuses. A
  * program that finds the library's functions by name at run time
  * (dlsym(), other languages' bindings) calls the sized ones: the inline
  * ones are not in the library.
@@ -302,7 +302,7 @@ static inline ssize_t timeqfd_read(int fd, struct timeq_event *events, size_t n)
  *
  * Set by timeqfd_ops_init() or timeqfd_ops_init_sized(); the calls below
  * refuse with -EINVAL a batch whose @entry_len or @max
- * timeqfd_ops_init_sized() would refuse.
+ * timeqfd_ops_init_sized() would refuse, or whose @count exceeds @max.
  * timeqfd_ops_insert(), timeqfd_ops_delete() and timeqfd_ops_update() add to
  * it, timeqfd_ops_submit() applies it in one call. Then each entry of @ops
  * holds its operation's result (0 or a negative errno) in .result, and an

@@ -290,6 +290,17 @@ TEST_F(lib, sizes_of_arrays)
 	EXPECT_EQ(0, b.count);
 	/* The library refuses it: the kernel would say EBADF of fd -1. */
 	EXPECT_EQ(-EINVAL, timeqfd_ops_submit(-1, &b));
+	b.entry_len = 4104;
+	EXPECT_EQ(-EINVAL, timeqfd_ops_submit(-1, &b));
+	b.entry_len = OSIZE;
+	b.max = 1U << 31;
+	EXPECT_EQ(-EINVAL, timeqfd_ops_submit(-1, &b));
+	b.max = N;
+	b.count = N + 1;
+	EXPECT_EQ(-EINVAL, timeqfd_ops_submit(-1, &b));
+	EXPECT_EQ(-EINVAL, timeqfd_ops_insert(&b, 200, 7));
+	/* Refused sizes leave the batch as it was. */
+	b = (struct timeqfd_ops){ .ops = ops, .max = N };
 	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, OSIZE - 4));
 	EXPECT_EQ(-EINVAL, timeqfd_ops_init_sized(&b, ops, N, 24));
 	EXPECT_EQ(-E2BIG, timeqfd_ops_init_sized(&b, ops, N, 4104));
