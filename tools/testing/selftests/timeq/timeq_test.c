@@ -3,7 +3,7 @@
  * kselftests of /dev/timeq (include/uapi/linux/timeq.h), on the kernel's
  * kselftest_harness.h: every command's success path, and every row of the
  * errno table for every command it applies to; sizes (first version,
- * above a page, larger with a non-zero tail); results that cannot be
+ * above 4096 bytes, larger with a non-zero tail); results that cannot be
  * written, from a read-only page and from a page another thread keeps
  * making read-only, which must change nothing; batches that stop halfway,
  * with entries that grow; events that grow; handles that are stale, from
@@ -49,7 +49,18 @@
 #include "kselftest_harness.h"
 #include "timeq_lib.h"
 
-#define PAGE		4096
+/*
+ * The largest size of a structure, an event and a batch's operation
+ * (uapi, "Structures"); a page is page_size bytes, whatever that is.
+ */
+#define SIZE_LIMIT	4096
+static size_t page_size;
+
+static void __attribute__((constructor)) init_page_size(void)
+{
+	page_size = sysconf(_SC_PAGESIZE);
+}
+
 /*
  * The timeout of a test that makes thousands of calls. Each takes a few
  * seconds at most under qemu TCG with KASAN on a busy host; this leaves
@@ -147,7 +158,7 @@ static void *no_access(void)
 	static void *page;
 
 	if (!page)
-		page = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		page = mmap(NULL, page_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			    -1, 0);
 	return page;
 }
@@ -155,7 +166,7 @@ static void *no_access(void)
 /* @n zeroed pages, readable and writable. */
 static char *pages(int n)
 {
-	char *p = mmap(NULL, (size_t)n * PAGE, PROT_READ | PROT_WRITE,
+	char *p = mmap(NULL, (size_t)n * page_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
@@ -290,7 +301,7 @@ TEST_F(dev, configure_errors)
 	c.event_size = 36;	/* not a multiple of 8 */
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(EINVAL, errno);
-	c.event_size = PAGE + 8;
+	c.event_size = SIZE_LIMIT + 8;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_CONFIGURE, &c));
 	EXPECT_EQ(E2BIG, errno);
 	c.event_size = 0;
@@ -330,9 +341,9 @@ static const struct command commands[] = {
 #define NCOMMANDS	ARRAY_SIZE(commands)
 
 /*
- * Sizes below the first version, above a page, and larger with a tail
+ * Sizes below the first version, above 4096, and larger with a tail
  * that is not zero, or not readable: refused before anything is done,
- * configured or not. A size above a page is refused before the kernel
+ * configured or not. A size above 4096 is refused before the kernel
  * reads past the size field: the structure sits at the end of a page
  * before one that faults.
  */
@@ -342,34 +353,34 @@ TEST_F(dev, sizes_every_command)
 	unsigned int i, pass;
 
 	ASSERT_FALSE(!p);
-	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_NONE));
+	ASSERT_EQ(0, mprotect(p + page_size, page_size, PROT_NONE));
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < NCOMMANDS; i++) {
 			const struct command *c = &commands[i];
-			__u32 *at = (__u32 *)(p + PAGE - c->size);
-			__u32 *mid = (__u32 *)(p + PAGE / 2);
+			__u32 *at = (__u32 *)(p + page_size - c->size);
+			__u32 *mid = (__u32 *)(p + page_size - SIZE_LIMIT / 2);
 			__u32 sizes[] = { 0, 4, c->size - 8 };
 			unsigned int k;
 
 			for (k = 0; k < 3; k++) {
-				memset(p, 0, PAGE);
+				memset(p, 0, page_size);
 				*at = sizes[k];
 				EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
 				EXPECT_EQ(EINVAL, errno) TH_LOG("%s size %u", c->name, sizes[k]);
 			}
-			*at = PAGE + 1;
+			*at = SIZE_LIMIT + 1;
 			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
 			EXPECT_EQ(E2BIG, errno) TH_LOG("%s size 4097", c->name);
 			*at = 0xffffffff;
 			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
 			EXPECT_EQ(E2BIG, errno) TH_LOG("%s size 2^32 - 1", c->name);
-			/* Up to a page, the tail is read: here it faults. */
+			/* Up to 4096, the tail is read: here it faults. */
 			*at = c->size + 8;
 			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, at));
 			EXPECT_EQ(EFAULT, errno) TH_LOG("%s tail unreadable", c->name);
 			/* A tail that is not zero. */
-			*mid = PAGE / 2;
-			p[PAGE - 1] = 1;
+			*mid = SIZE_LIMIT / 2;
+			p[page_size - 1] = 1;
 			EXPECT_EQ(-1, ioctl(self->fd, c->cmd, mid));
 			EXPECT_EQ(E2BIG, errno) TH_LOG("%s tail not zero", c->name);
 		}
@@ -381,7 +392,7 @@ TEST_F(dev, sizes_every_command)
 	}
 }
 
-/* A structure of a page whose tail is zero is taken, and its out fields written. */
+/* A structure of 4096 bytes whose tail is zero is taken, and its out fields written. */
 TEST_F(dev, sizes_up_to_a_page)
 {
 	char *p = pages(1);
@@ -391,24 +402,24 @@ TEST_F(dev, sizes_up_to_a_page)
 
 	ASSERT_FALSE(!p);
 	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
-	in->size = PAGE;
+	in->size = SIZE_LIMIT;
 	in->time = 7;
 	in->cookie = 70;
 	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_INSERT, in));
 	EXPECT_NE(0, in->handle);
-	memset(p, 0, PAGE);
-	e->size = PAGE;
+	memset(p, 0, SIZE_LIMIT);
+	e->size = SIZE_LIMIT;
 	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_MIN, e));
 	EXPECT_EQ(7, e->time);
 	EXPECT_EQ(70, e->cookie);
-	memset(p, 0, PAGE);
-	st->size = PAGE;
+	memset(p, 0, SIZE_LIMIT);
+	st->size = SIZE_LIMIT;
 	ASSERT_EQ(0, ioctl(self->fd, TIMEQ_STATS, st));
-	EXPECT_EQ(PAGE, st->size);
+	EXPECT_EQ(SIZE_LIMIT, st->size);
 	EXPECT_EQ(1, st->queued);
 	EXPECT_EQ(1, st->configured);
 	/* Nothing is written past what the kernel knows. */
-	EXPECT_TRUE(!memchr(p + sizeof(*st), 1, PAGE - sizeof(*st)));
+	EXPECT_TRUE(!memchr(p + sizeof(*st), 1, SIZE_LIMIT - sizeof(*st)));
 }
 
 /* --- the basic commands --- */
@@ -645,18 +656,18 @@ TEST_F(dev, event_size)
 	ASSERT_EQ(48, read(self->fd, buf, sizeof(buf)));
 	memcpy(&ev, buf, sizeof(ev));
 	EXPECT_EQ(h[2], ev.handle);
-	/* The largest event size, a page. */
-	c.event_size = PAGE;
+	/* The largest event size. */
+	c.event_size = SIZE_LIMIT;
 	ASSERT_EQ(0, ioctl(other, TIMEQ_CONFIGURE, &c));
 	ASSERT_EQ(0, tq_insert(other, 1, 9, NULL));
 	ASSERT_EQ(1, tq_advance(other, 2));
 	ASSERT_FALSE(!page);
-	memset(page, 0xff, PAGE);
-	ASSERT_EQ(PAGE, read(other, page, PAGE));
+	memset(page, 0xff, SIZE_LIMIT);
+	ASSERT_EQ(SIZE_LIMIT, read(other, page, SIZE_LIMIT));
 	memcpy(&ev, page, sizeof(ev));
 	EXPECT_EQ(sizeof(ev), ev.size);
 	EXPECT_EQ(9, ev.cookie);
-	EXPECT_TRUE(!memchr(page + sizeof(ev), 0xff, PAGE - sizeof(ev)));
+	EXPECT_TRUE(!memchr(page + sizeof(ev), 0xff, SIZE_LIMIT - sizeof(ev)));
 	close(other);
 }
 
@@ -784,7 +795,7 @@ TEST_F_TIMEOUT(dev, mutex_wait_killable, SLOW_TIMEOUT)
 	struct timeq_op op = { .op = TIMEQ_OP_INSERT, .time = 10, .cookie = 7 };
 	struct held_batch held = { .fd = self->fd };
 	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_copy copy = { .len = PAGE };
+	struct uffdio_copy copy = { .len = page_size };
 	int uffd, i, w, status, go[2], exited[2] = { 0, 0 };
 	struct pollfd pfd;
 	struct uffd_msg msg;
@@ -801,7 +812,7 @@ TEST_F_TIMEOUT(dev, mutex_wait_killable, SLOW_TIMEOUT)
 	src = pages(1);
 	ASSERT_TRUE(page && src);
 	reg.range.start = (uintptr_t)page;
-	reg.range.len = PAGE;
+	reg.range.len = page_size;
 	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
 	held.ops = (struct timeq_op *)page;
 	ASSERT_EQ(0, pthread_create(&thread, NULL, held_batch_run, &held));
@@ -983,7 +994,7 @@ TEST_F(dev, batch_entry_len)
 	b.entry_len = TIMEQ_OP_SIZE_VER0 + 4;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(EINVAL, errno);
-	b.entry_len = PAGE + 8;
+	b.entry_len = SIZE_LIMIT + 8;
 	EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_BATCH, &b));
 	EXPECT_EQ(E2BIG, errno);
 	b.entry_len = sizeof(ops[0]);
@@ -1026,7 +1037,7 @@ TEST_F(dev, readonly_results_change_nothing)
 	st->size = TIMEQ_STATS_SIZE_VER0;
 	c->size = sizeof(*c);
 	c->horizon = 10;
-	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	ASSERT_EQ(0, mprotect(p, page_size, PROT_READ));
 	/* The cap is 1: an insert that left anything behind would use it. */
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(-1, ioctl(self->fd, TIMEQ_INSERT, in));
@@ -1047,22 +1058,22 @@ TEST_F(dev, readonly_results_change_nothing)
 	ASSERT_EQ(0, tq_element(self->fd, TIMEQ_MIN, &got));
 	EXPECT_EQ(h, got.handle);
 	/* Commands without out fields only read. */
-	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, mprotect(p, page_size, PROT_READ | PROT_WRITE));
 	up->size = sizeof(*up);
 	up->handle = h;
 	up->time = 8;
 	adv->size = sizeof(*adv);
 	adv->time = 6;
-	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	ASSERT_EQ(0, mprotect(p, page_size, PROT_READ));
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_UPDATE, up));
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_ADVANCE, adv));
 	EXPECT_EQ(6, tq_stats(self->fd).now);
 	EXPECT_EQ(0, ioctl(other, TIMEQ_CONFIGURE, c));
 	EXPECT_EQ(10, tq_stats(other).horizon);
-	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, mprotect(p, page_size, PROT_READ | PROT_WRITE));
 	del->size = sizeof(*del);
 	del->handle = h;
-	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	ASSERT_EQ(0, mprotect(p, page_size, PROT_READ));
 	EXPECT_EQ(0, ioctl(self->fd, TIMEQ_DELETE, del));
 	EXPECT_EQ(0, tq_stats(self->fd).queued);
 	/* The same on the monotonic clock. */
@@ -1088,7 +1099,7 @@ TEST_F(dev, readonly_results_change_nothing)
 TEST_F(dev, readonly_batch_applies_what_it_reports)
 {
 	char *p = pages(2);
-	struct timeq_op *ops = (struct timeq_op *)(p + PAGE - 3 * 32 - 8);
+	struct timeq_op *ops = (struct timeq_op *)(p + page_size - 3 * 32 - 8);
 	int i;
 
 	ASSERT_FALSE(!p);
@@ -1098,7 +1109,7 @@ TEST_F(dev, readonly_batch_applies_what_it_reports)
 		ops[i].time = 10 + i;
 		ops[i].cookie = i;
 	}
-	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_READ));
+	ASSERT_EQ(0, mprotect(p + page_size, page_size, PROT_READ));
 	ASSERT_EQ(3, tq_batch(self->fd, ops, 6));
 	EXPECT_EQ(3, tq_stats(self->fd).queued);
 	EXPECT_EQ(3, tq_stats(self->fd).inserted);
@@ -1109,7 +1120,7 @@ TEST_F(dev, readonly_batch_applies_what_it_reports)
 		EXPECT_EQ(0, tq_delete(self->fd, ops[i].handle));
 	}
 	/* Entirely read-only: EFAULT, nothing applied. */
-	ops = (struct timeq_op *)(p + PAGE);
+	ops = (struct timeq_op *)(p + page_size);
 	EXPECT_EQ(-1, tq_batch(self->fd, ops, 2));
 	EXPECT_EQ(EFAULT, errno);
 	/* Not readable at all. */
@@ -1129,7 +1140,7 @@ TEST_F(dev, readonly_batch_applies_what_it_reports)
 TEST_F(dev, batch_aborted_handle_not_reused)
 {
 	char *p = pages(2);
-	struct timeq_op *op = (struct timeq_op *)(p + PAGE - 8);
+	struct timeq_op *op = (struct timeq_op *)(p + page_size - 8);
 	__u64 leaked, handle;
 
 	ASSERT_FALSE(!p);
@@ -1137,7 +1148,7 @@ TEST_F(dev, batch_aborted_handle_not_reused)
 	op->op = TIMEQ_OP_INSERT;
 	op->time = 10;
 	op->cookie = 1;
-	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	ASSERT_EQ(0, mprotect(p, page_size, PROT_READ));
 	EXPECT_EQ(-1, tq_batch(self->fd, op, 1));
 	EXPECT_EQ(EFAULT, errno);
 	leaked = op->handle;
@@ -1157,7 +1168,7 @@ TEST_F(dev, batch_aborted_handle_not_reused)
 TEST_F(dev, read_fault_consumes_only_what_it_wrote)
 {
 	char *p = pages(2);
-	struct timeq_event *ev = (struct timeq_event *)(p + PAGE - 2 * 32);
+	struct timeq_event *ev = (struct timeq_event *)(p + page_size - 2 * 32);
 	int i;
 
 	ASSERT_FALSE(!p);
@@ -1166,12 +1177,12 @@ TEST_F(dev, read_fault_consumes_only_what_it_wrote)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, tq_insert(self->fd, 1 + i, i, NULL));
 	ASSERT_EQ(3, tq_advance(self->fd, 10));
-	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_READ));
+	ASSERT_EQ(0, mprotect(p + page_size, page_size, PROT_READ));
 	ASSERT_EQ(2 * sizeof(*ev), read(self->fd, ev, 4 * sizeof(*ev)));
 	EXPECT_EQ(0, ev[0].cookie);
 	EXPECT_EQ(1, ev[1].cookie);
 	EXPECT_EQ(1, tq_stats(self->fd).events);
-	EXPECT_EQ(-1, read(self->fd, p + PAGE, sizeof(*ev)));
+	EXPECT_EQ(-1, read(self->fd, p + page_size, sizeof(*ev)));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(-1, read(self->fd, no_access(), sizeof(*ev)));
 	EXPECT_EQ(EFAULT, errno);
@@ -1211,8 +1222,8 @@ static void *race_flipper(void *arg)
 	struct race *r = arg;
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
-		if (mprotect(r->flip, PAGE, PROT_READ) ||
-		    mprotect(r->flip, PAGE, PROT_READ | PROT_WRITE))
+		if (mprotect(r->flip, page_size, PROT_READ) ||
+		    mprotect(r->flip, page_size, PROT_READ | PROT_WRITE))
 			return (void *)1;
 		r->flips++;
 	}
@@ -1249,15 +1260,16 @@ TEST_F_TIMEOUT(dev, copy_out_race_changes_nothing, SLOW_TIMEOUT)
 	void *res;
 
 	ASSERT_GE(memfd, 0);
-	ASSERT_EQ(0, ftruncate(memfd, PAGE));
-	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	r.flip = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	ASSERT_EQ(0, ftruncate(memfd, page_size));
+	rw = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	r.flip = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd,
+		      0);
 	ASSERT_TRUE(rw != MAP_FAILED);
 	ASSERT_TRUE(r.flip != MAP_FAILED);
 	ASSERT_EQ(0, tq_configure_manual(self->fd, 0, 1000, 0));
 	ASSERT_EQ(0, pthread_create(&flipper, NULL, race_flipper, &r));
 	for (i = 0; i < RACE_CALLS; i++) {
-		memset(rw, 0, PAGE);
+		memset(rw, 0, page_size);
 		switch (i % 3) {
 		case 0:
 			in = (struct timeq_insert *)rw;
